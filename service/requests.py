@@ -1,0 +1,211 @@
+"""Typed requests: what a parsed chat command asks the service to do (no Telegram here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from scoring.mahjong_model import KongKind, Pattern, WinType
+
+
+class RefKind(StrEnum):
+    SEAT = "seat"  # "1".."4"
+    NAME = "name"  # a first name or guest name (case-insensitive)
+    USERNAME = "username"  # "@user" (stored without the @)
+    ME = "me"  # "me" / "我": the sender
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    kind: RefKind
+    value: str = ""  # seat number as text, the name, or the username without @; "" for ME
+
+
+class Game(StrEnum):
+    MAHJONG = "mahjong"
+    K510 = "510k"  # four players, two teams
+    K510_3 = "510k3"  # three players
+
+
+@dataclass(frozen=True)
+class NewTable:
+    game: Game
+    marathon: bool = False
+    sisuang: bool | None = None  # None: the chat's setting
+    zerosum: bool | None = None
+
+
+@dataclass(frozen=True)
+class Join:
+    guest: str | None = None  # None: the sender sits down
+
+
+@dataclass(frozen=True)
+class Seats:
+    names: tuple[PlayerRef, ...]
+
+
+@dataclass(frozen=True)
+class SetDealer:
+    player: PlayerRef
+
+
+@dataclass(frozen=True)
+class ShowPlayers:
+    pass
+
+
+@dataclass(frozen=True)
+class Link:
+    guest: str
+    user: PlayerRef  # a USERNAME ref (or ME)
+
+
+@dataclass(frozen=True)
+class Gang:
+    player: PlayerRef
+    kind: KongKind
+    source: PlayerRef | None = None  # ming / bu: whose tile
+
+
+@dataclass(frozen=True)
+class ChainKong:
+    """A kong given inline in `gangkai an bu <from>`."""
+
+    kind: KongKind
+    source: PlayerRef | None = None
+
+
+@dataclass(frozen=True)
+class HuClause:
+    winner: PlayerRef
+    how: WinType
+    source: PlayerRef | None = None  # the discarder / robbed player for discard-type wins
+    chain: int | None = None  # gangpao/qianggang/gangkai n; None: default (1, or the recorded kongs)
+    chain_kongs: tuple[ChainKong, ...] = ()  # gangkai with the chain given inline
+    pattern: Pattern = Pattern.JIHU
+    groups: int = 0
+    qingyise: bool = False
+    menqing: bool = False
+    quanqiuren: bool = False
+    sealed: PlayerRef | None = None  # feng <B>
+
+
+@dataclass(frozen=True)
+class Hu:
+    clauses: tuple[HuClause, ...]
+
+
+@dataclass(frozen=True)
+class Liuju:
+    pass
+
+
+@dataclass(frozen=True)
+class ReportEntry:
+    player: PlayerRef
+    table: int
+    held: int | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """`/r A=30 B=20 C=40 D=10 out A C`."""
+
+    entries: tuple[ReportEntry, ...]
+    out: tuple[PlayerRef, ...]
+
+
+@dataclass(frozen=True)
+class Undo:
+    event_id: int | None = None  # a button names the event; the command takes the last one
+
+
+@dataclass(frozen=True)
+class Standings:
+    season: int | None = None  # an archived season's number
+
+
+@dataclass(frozen=True)
+class History:
+    n: int = 10
+    season: int | None = None
+
+
+@dataclass(frozen=True)
+class Settle:
+    season: int | None = None
+
+
+@dataclass(frozen=True)
+class Stats:
+    season: int | None = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    season: int | None = None
+
+
+@dataclass(frozen=True)
+class Export:
+    season: int | None = None
+
+
+@dataclass(frozen=True)
+class Rules:
+    pass
+
+
+@dataclass(frozen=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True)
+class Reset:
+    confirm: bool = False  # "/reset confirm" (or the button) archives; plain "/reset" asks
+
+
+@dataclass(frozen=True)
+class Seasons:
+    pass
+
+
+class Setting(StrEnum):
+    STAKE = "stake"
+    LANG = "lang"
+    SISUANG = "sisuang"
+    ZEROSUM = "zerosum"
+
+
+@dataclass(frozen=True)
+class SetOption:
+    key: Setting
+    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off"
+
+
+Request = (
+    NewTable
+    | Join
+    | Seats
+    | SetDealer
+    | ShowPlayers
+    | Link
+    | Gang
+    | Hu
+    | Liuju
+    | Report
+    | Undo
+    | Standings
+    | History
+    | Settle
+    | Stats
+    | Chart
+    | Export
+    | Rules
+    | Help
+    | Reset
+    | Seasons
+    | SetOption
+)
