@@ -2,7 +2,28 @@
 
 from __future__ import annotations
 
+import gettext
+from functools import cache
+from pathlib import Path
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DOMAIN = "jifen"
+LANGUAGES = ("zh", "en")
+
 
 def N_(message: str) -> str:
     """Mark a message for extraction without translating it now."""
     return message
+
+
+@cache
+def translator(lang: str) -> gettext.NullTranslations:
+    """The catalog of `lang` ("zh" or "en"; English is the source language)."""
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+def pick_language(chat_lang: str | None, user_lang: str | None) -> str:
+    """The chat's setting, else the sender's Telegram language (Chinese or English)."""
+    if chat_lang in LANGUAGES:
+        return chat_lang
+    return "zh" if (user_lang or "").lower().startswith("zh") else "en"

@@ -81,7 +81,9 @@ class HuClause:
     winner: PlayerRef
     how: WinType
     source: PlayerRef | None = None  # the discarder / robbed player for discard-type wins
-    chain: int | None = None  # gangpao/qianggang/gangkai n; None: default (1, or the recorded kongs)
+    chain: int | None = (
+        None  # gangpao/qianggang/gangkai n; None: default (1, or the recorded kongs)
+    )
     chain_kongs: tuple[ChainKong, ...] = ()  # gangkai with the chain given inline
     pattern: Pattern = Pattern.JIHU
     groups: int = 0
@@ -165,6 +167,7 @@ class Help:
 @dataclass(frozen=True)
 class Reset:
     confirm: bool = False  # "/reset confirm" (or the button) archives; plain "/reset" asks
+    season_id: int | None = None  # the button names the season it was asked for
 
 
 @dataclass(frozen=True)

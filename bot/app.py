@@ -1,0 +1,77 @@
+"""Wiring: the PTB Application with its handlers, start-up work and the service behind it."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy.engine import Engine
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+from telegram.request import BaseRequest
+
+from bot import handlers
+from bot.config import Config
+from bot.i18n import N_, translator
+from bot.parsing import COMMANDS
+from service.core import Service
+from storage.db import make_engine
+
+log = logging.getLogger(__name__)
+
+MENU = (
+    ("hu", N_("record a win: /hu A zimo qys")),
+    ("gang", N_("record a kong: /gang A an")),
+    ("r", N_("record a 510K hand")),
+    ("undo", N_("undo the last record")),
+    ("standings", N_("this season's balances")),
+    ("history", N_("the last hands")),
+    ("settle", N_("who pays whom")),
+    ("new", N_("open a table: mahjong, 510k, 510k3")),
+    ("join", N_("take a seat")),
+    ("players", N_("seats and dealer")),
+    ("rules", N_("the rules in force")),
+    ("help", N_("how to use the bot")),
+)
+
+
+async def set_menu(application: Application) -> None:  # type: ignore[type-arg]
+    """The command menu in English and Chinese, for private and group chats."""
+    for lang in ("en", "zh"):
+        commands = [BotCommand(cmd, translator(lang).gettext(desc)) for cmd, desc in MENU]
+        for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
+            await application.bot.set_my_commands(
+                commands, scope=scope, language_code=None if lang == "en" else lang
+            )
+
+
+def build_application(
+    config: Config,
+    *,
+    engine: Engine | None = None,
+    request: BaseRequest | None = None,
+    updates_request: BaseRequest | None = None,
+) -> Application:  # type: ignore[type-arg]
+    """The bot; `request` replaces the network layer (offline console, tests)."""
+    builder = Application.builder().token(config.token or "0:offline")
+    if request is not None:
+        builder = builder.request(request).get_updates_request(updates_request or request)
+    if config.api_base_url:
+        base = config.api_base_url.rstrip("/")
+        builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
+    if config.rate_limit and request is None:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    builder = builder.post_init(set_menu).concurrent_updates(False)
+    application = builder.build()
+    application.bot_data["service"] = Service(engine or make_engine(config.database_url))
+    application.add_handler(CommandHandler(list(COMMANDS), handlers.on_command))
+    application.add_handler(CallbackQueryHandler(handlers.on_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    application.add_error_handler(handlers.on_error)
+    return application

@@ -1,0 +1,102 @@
+"""`jifen run | console | migrate`: the bot, the offline console, the schema upgrade."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from telegram import Update
+
+from bot.app import build_application
+from bot.config import Config
+from storage.db import data_dir, make_engine
+from storage.migrate import upgrade
+
+log = logging.getLogger("jifen")
+
+
+class RedactToken(logging.Filter):
+    """Keeps the bot token out of every log line (URLs of the Bot API contain it)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.token in message:
+            record.msg, record.args = message.replace(self.token, "<token>"), None
+        return True
+
+
+def setup_logging(token: str | None) -> None:
+    logging.basicConfig(
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if token:
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(RedactToken(token))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    config = Config.from_env()
+    if not config.token:
+        print("TELEGRAM_BOT_TOKEN is not set: starting the offline console.", file=sys.stderr)
+        return cmd_console(args)
+    setup_logging(config.token)
+    engine = make_engine(config.database_url)
+    upgrade(engine)
+    application = build_application(config, engine=engine)
+    if config.webhook_url:
+        log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
+        application.run_webhook(
+            listen=config.webhook_listen,
+            port=config.webhook_port,
+            url_path=urlsplit(config.webhook_url).path.lstrip("/"),
+            webhook_url=config.webhook_url,
+            secret_token=config.webhook_secret,
+            allowed_updates=Update.ALL_TYPES,
+        )
+    else:
+        log.info("long polling")
+        application.run_polling(allowed_updates=Update.ALL_TYPES)
+    return 0
+
+
+def cmd_console(args: argparse.Namespace) -> int:
+    from bot.console import run_console_app
+
+    db = getattr(args, "db", None)
+    url = f"sqlite:///{Path(db).resolve()}" if db else Config.from_env().database_url
+    admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
+    asyncio.run(run_console_app(url, admins, files_dir=data_dir() / "out"))
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    engine = make_engine(Config.from_env().database_url)
+    upgrade(engine)
+    print("database schema is up to date")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="jifen", description="积分 jifen score-keeping bot")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("run", help="run the bot (the offline console when no token is set)")
+    console = sub.add_parser("console", help="the offline console: 'Speaker: message' lines")
+    console.add_argument("--db", help="SQLite file (default: $DATABASE_URL or data/jifen.sqlite3)")
+    console.add_argument("--admins", default="", help="comma-separated names of group admins")
+    sub.add_parser("migrate", help="upgrade the database schema")
+    args = parser.parse_args(argv)
+    commands = {"run": cmd_run, "console": cmd_console, "migrate": cmd_migrate}
+    return commands.get(args.command or "run", cmd_run)(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

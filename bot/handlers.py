@@ -1,0 +1,178 @@
+"""Telegram handlers: an update becomes a service call, the reply model becomes a message."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.callbacks import parse_press
+from bot.i18n import N_, pick_language
+from bot.parsing import NotForThisBot, ParseError, parse
+from bot.render import Out, Renderer
+from service.context import Actor, Ctx
+from service.core import Service
+from service.errors import ServiceError
+from service.replies import Reply, SettingChanged
+from service.requests import Link, Request, Reset, SetOption, Setting, Undo
+
+log = logging.getLogger(__name__)
+ADMIN_ONLY = (Reset, SetOption, Link)
+ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+def service(context: ContextTypes.DEFAULT_TYPE) -> Service:
+    svc: Service = context.bot_data["service"]
+    return svc
+
+
+async def renderer_for(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Renderer:
+    chat, user = update.effective_chat, update.effective_user
+    chat_lang = await asyncio.to_thread(service(context).chat_language, chat.id) if chat else None
+    return Renderer(pick_language(chat_lang, user.language_code if user else None))
+
+
+def actor_of(update: Update) -> Actor:
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is not None and chat is not None and message.sender_chat is not None:
+        return Actor(None, message.sender_chat.title or chat.title or "admin")
+    if user is None:
+        return Actor(None, "?")
+    return Actor(user.id, user.first_name, user.username, user.language_code)
+
+
+def thread_of(message: Message | None) -> int:
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    """Creator, administrators and anonymous admins of a group; anyone in a private chat."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None:
+        return False
+    if chat.type == ChatType.PRIVATE:
+        return True
+    if message is not None and message.sender_chat is not None and message.sender_chat.id == chat.id:
+        return True
+    if user is None:
+        return False
+    member = await context.bot.get_chat_member(chat.id, user.id)
+    return member.status in ADMIN_STATUSES
+
+
+def markup(out: Out) -> InlineKeyboardMarkup | None:
+    if not out.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in out.buttons]
+    )
+
+
+async def send(message: Message, out: Out) -> Message:
+    return await message.reply_text(
+        out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out), do_quote=False
+    )
+
+
+async def run(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
+) -> Reply:
+    """Check permissions and run the request in a worker thread (one transaction)."""
+    chat = update.effective_chat
+    assert chat is not None
+    ctx = Ctx(
+        chat_id=chat.id,
+        actor=actor_of(update),
+        thread_id=thread_of(update.effective_message),
+        is_admin=await is_admin(update, context) if isinstance(request, ADMIN_ONLY) else False,
+        update_id=update.update_id,
+        text=text,
+    )
+    return await asyncio.to_thread(service(context).execute, ctx, request)
+
+
+async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Every command: parse, run, answer."""
+    message = update.effective_message
+    if message is None or not message.text:
+        return
+    renderer = await renderer_for(context, update)
+    try:
+        request = parse(message.text, context.bot.username)
+    except NotForThisBot:
+        return
+    except ParseError as err:
+        await send(message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    try:
+        reply = await run(update, context, request, message.text)
+    except ServiceError as err:
+        await send(message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if isinstance(reply, SettingChanged) and reply.key == Setting.LANG:
+        renderer = Renderer(reply.value)
+    await send(message, renderer.render(reply))
+
+
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A pressed inline button: decoded, checked again by the service, answered."""
+    query = update.callback_query
+    if query is None:
+        return
+    renderer = await renderer_for(context, update)
+    press = parse_press(query.data)
+    message = query.message if isinstance(query.message, Message) else None
+    if press is None or message is None:
+        await query.answer(renderer._("This button is no longer valid."), show_alert=True)
+        return
+    if press.action == "cancel":
+        await query.answer()
+        await query.edit_message_reply_markup(None)
+        return
+    request: Request = (
+        Undo(event_id=int(press.arg))
+        if press.action == "undo"
+        else Reset(confirm=True, season_id=int(press.arg))
+    )
+    try:
+        reply = await run(update, context, request, f"[{press.action}]")
+    except ServiceError as err:
+        await query.answer(renderer._(err.msgid, **err.params)[:190], show_alert=True)
+        return
+    await query.answer()
+    await query.edit_message_reply_markup(None)
+    await send(message, renderer.render(reply))
+
+
+async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Group → supergroup: the chat's records move to the new id."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    if message.migrate_to_chat_id:
+        old, new = chat.id, message.migrate_to_chat_id
+    elif message.migrate_from_chat_id:
+        old, new = message.migrate_from_chat_id, chat.id
+    else:
+        return
+    await asyncio.to_thread(service(context).move_chat, old, new)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log the failure and tell the chat politely, without internals; the bot keeps running."""
+    log.error("update failed", exc_info=context.error)
+    if not isinstance(update, Update) or update.effective_message is None:
+        return
+    try:
+        renderer = await renderer_for(context, update)
+        text = renderer._(N_("Sorry, something went wrong. Please try again; /history shows what was recorded."))
+        await update.effective_message.reply_text(html.escape(text), do_quote=False)
+    except (TelegramError, OSError, RuntimeError):
+        log.warning("could not report the failure to the chat", exc_info=True)

@@ -1,0 +1,372 @@
+"""Reply models → chat messages (HTML) in the chat's language, with their buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from html import escape
+from typing import Any
+
+from bot import labels
+from bot.callbacks import cancel_data, reset_data, undo_data
+from bot.i18n import N_, translator
+from bot.numbers import fmt
+from bot.rules_text import help_text, rules_text
+from service import replies as r
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    data: str
+
+
+@dataclass(frozen=True)
+class Out:
+    """A message to send: HTML text and rows of inline buttons."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+class Renderer:
+    """Renders replies in one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self._t = translator(lang)
+
+    def _(self, msgid: str, **params: Any) -> str:
+        text = self._t.gettext(msgid)
+        return text.format(**params) if params else text
+
+    def render(self, reply: r.Reply) -> Out:
+        handler: Callable[[Any], Out] = getattr(self, "_" + type(reply).__name__.lower())
+        return handler(reply)
+
+    def error(self, msgid: str, params: Mapping[str, Any], usage: str = "") -> Out:
+        text = "⚠️ " + escape(self._(msgid, **{k: str(v) for k, v in params.items()}))
+        if usage:
+            text += "\n" + self._("Write it like this:") + f"\n<code>{escape(self._(usage))}</code>"
+        return Out(text)
+
+    # --- recording -------------------------------------------------------------------------
+
+    def _recorded(self, reply: r.Recorded) -> Out:
+        lines = self.hand(reply.view)
+        if reply.progress is not None:
+            lines.append(self.progress(reply.progress))
+        if reply.dealer is not None:
+            lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
+        if reply.repeated:
+            lines.append(self._("(This was recorded already; nothing changed.)"))
+        buttons = ((Button(self._("Undo"), undo_data(reply.view.event_id)),),)
+        return Out("\n".join(lines), () if reply.view.undone else buttons)
+
+    def _undone(self, reply: r.Undone) -> Out:
+        view = reply.view
+        what = (
+            self._("hand #{n}", n=view.hand_no)
+            if view.kind == "hand"
+            else self._("the kong")
+        )
+        lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{escape(view.text)}</i>"]
+        lines += [self.payment(p, negate=True) for p in view.payments]
+        if reply.dealer is not None:
+            lines.append(self._("Dealer: {name}", name=escape(reply.dealer)))
+        return Out("\n".join(lines))
+
+    def hand(self, view: r.HandView) -> list[str]:
+        """The lines describing one recorded hand or kong, with its payments."""
+        if view.kind == "kong":
+            return self.kong(view)
+        if view.game == "mahjong":
+            return self.mahjong(view)
+        return self.k510(view)
+
+    def kong(self, view: r.HandView) -> list[str]:
+        kong = view.data["kong"]
+        return [
+            self._("🀄 Kong recorded: {kind}", kind=self._(labels.KONG[kong["kind"]]))
+            + f" — <i>{escape(view.text)}</i>",
+            self._("Kong points settle when the hand ends."),
+        ]
+
+    def mahjong(self, view: r.HandView) -> list[str]:
+        head = self._("🀄 Hand #{n}", n=view.hand_no)
+        wins = view.data.get("wins", [])
+        if not wins:
+            head += " · " + self._("流局 drawn hand")
+        lines = [head + f" — <i>{escape(view.text)}</i>"]
+        lines += [self.win_line(win["value"]) for win in wins]
+        lines += [self.payment(p) for p in view.payments]
+        if not view.payments:
+            lines.append(self._("No payments."))
+        return lines
+
+    def win_line(self, value: Mapping[str, Any]) -> str:
+        pattern = value["pattern"] + (str(value["groups"]) if value["pattern"] == "qidui" else "")
+        parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
+        parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
+        maths = self._(
+            "k={k}, base {base}, unit u={unit}", k=value["k"], base=value["base"], unit=value["unit"]
+        )
+        return "• " + " · ".join(parts) + f"\n  {maths}; {self.formula(value)}"
+
+    def formula(self, v: Mapping[str, Any]) -> str:
+        n = int(v["chain"])
+        templates = {
+            "self_draw": N_("each of the others pays u = {value}"),
+            "small_pao": N_("small hand on a discard: {value}"),
+            "big_pao": N_("big hand on a discard: 3u/2 = {value}"),
+            "big_cannon": N_("big cannon: 3u × 2^{e} = {value}"),
+            "double_self_draw": N_("each of the others pays 2u = {value}"),
+            "gangkai_concealed": N_("each of the others pays 2^{n}·u + {n} = {value}"),
+            "gangkai_exposed": N_("the first konged player pays 2^{n}·3u + {n} = {value}"),
+        }
+        return self._(templates[v["formula"]], value=v["value"], n=n, e=n - 1)
+
+    def payment(self, p: r.Payment, *, negate: bool = False) -> str:
+        if p.reason == "score":
+            name = p.payee if p.payee is not None else p.payer
+            amount = p.amount if p.payee is not None else -p.amount
+            amount = -amount if negate else amount
+            return f"  {escape(name or '?')} {fmt(amount, signed=True)}"
+        payer, payee = (p.payee, p.payer) if negate else (p.payer, p.payee)
+        why = {
+            "win": "",
+            "kong": " · " + self._(labels.KONG.get(str(p.detail.get("kind")), "")),
+            "sealed": " · "
+            + (self._("封胡 sealed, 死双") if p.detail.get("sisuang") else self._("封胡 sealed")),
+        }.get(p.reason, "")
+        return f"  {escape(payer or '?')} → {escape(payee or '?')} {fmt(p.amount)}{why}"
+
+    def k510(self, view: r.HandView) -> list[str]:
+        data = view.data
+        names: Sequence[str] = data["names"]
+        lines = [self._("🃏 510K hand #{n}", n=view.hand_no) + f" — <i>{escape(view.text)}</i>"]
+        result = data.get("result")
+        marathon = data.get("marathon")
+        if marathon is not None:
+            state = marathon["state"]
+            lines.append(
+                self._("Card points this hand: {points}", points=self._points(names, data))
+            )
+            if not marathon["finished"]:
+                return lines
+            lines.append(self._("🏁 The marathon is over after {n} hands.", n=state["hands"]))
+        if result is None:
+            return lines
+        lines.append(
+            self._(
+                "Card points: {points}",
+                points=" · ".join(
+                    f"{escape(n)} {fmt(p, signed=True)}"
+                    for n, p in zip(names, result["card_points"], strict=True)
+                ),
+            )
+        )
+        if result["team_points"] is not None:
+            teams = self._teams(names)
+            winner = teams[result["winner"]]
+            lines.append(
+                self._(
+                    "Teams: {a} {pa} · {b} {pb} → {winner} win",
+                    a=escape(teams[0]),
+                    pa=fmt(result["team_points"][0], signed=True),
+                    b=escape(teams[1]),
+                    pb=fmt(result["team_points"][1], signed=True),
+                    winner=escape(winner),
+                )
+            )
+        if result["doubled"]:
+            lines.append(self._("Doubled ×2 (the losers took no table points)."))
+        if Fraction(result["bonus"]):
+            lines.append(self._("Marathon bonus: +10% for the winners."))
+        if result["incomplete"]:
+            total = sum(data["table"]) + sum(data["held"])
+            lines.append(self._("Note: the figures add up to {total}, not 100.", total=total))
+        lines.append(self._("Scores:"))
+        lines += [self.payment(p) for p in view.payments]
+        zero = [n for n, s in zip(names, result["scores"], strict=True) if Fraction(s) == 0]
+        lines += [f"  {escape(n)} 0" for n in zero]
+        return lines
+
+    def _points(self, names: Sequence[str], data: Mapping[str, Any]) -> str:
+        first = data["order"][0]
+        parts = []
+        for seat, name in enumerate(names):
+            p = data["table"][seat] - (0 if seat in data["order"] else 20 + data["held"][seat])
+            p += 20 if seat == first else 0
+            parts.append(f"{escape(name)} {fmt(p, signed=True)}")
+        return " · ".join(parts)
+
+    @staticmethod
+    def _teams(names: Sequence[str]) -> tuple[str, str]:
+        return f"{names[0]}+{names[2]}", f"{names[1]}+{names[3]}"
+
+    def progress(self, p: r.Progress) -> str:
+        sides = " · ".join(
+            self._(
+                "{side} {points}/{target} ({left} to go)",
+                side=escape(side),
+                points=points,
+                target=p.target,
+                left=max(p.target - points, 0),
+            )
+            for side, points in p.sides
+        )
+        return self._("🏃 Marathon after {n} hand(s): {sides}", n=p.hands, sides=sides)
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def _tableview(self, v: r.TableView) -> Out:
+        game = self._(labels.GAME[v.game])
+        if v.marathon:
+            game += " · " + self._("marathon to 500")
+        option = "sisuang" if v.game == "mahjong" else "zerosum"
+        options = [self._(labels.SETTING[option])] if getattr(v, option) else []
+        head = {
+            "opened": self._("New table: {game}.", game=game),
+            "joined": self._("{name} sits down.", name=escape(v.who)),
+            "seated": self._("Seats set: {game}.", game=game),
+            "players": self._("Table: {game}.", game=game),
+            "dealer": self._("{name} deals.", name=escape(v.who)),
+        }[v.event]
+        if options:
+            head += " " + self._("Options: {options}.", options=", ".join(options))
+        lines = [head]
+        for i, name in enumerate(v.seats):
+            mark = " 🀄" + self._("dealer") if name is not None and name == v.dealer else ""
+            lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
+        if v.game == "510k":
+            lines.append(self._("Teams: seats 1+3 vs 2+4."))
+        free = sum(1 for s in v.seats if s is None)
+        if free:
+            lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
+        return Out("\n".join(lines))
+
+    def _linked(self, v: r.Linked) -> Out:
+        return Out(
+            self._("{guest} is now linked to @{user}.", guest=escape(v.guest), user=escape(v.username))
+        )
+
+    # --- views ----------------------------------------------------------------------------
+
+    def _standingsview(self, v: r.StandingsView) -> Out:
+        title = (
+            self._("Standings, season {n} (archived)", n=v.season)
+            if v.archived
+            else self._("Standings, season {n}", n=v.season)
+        )
+        lines = [f"<b>{title}</b>"]
+        if not v.sections:
+            lines.append(self._("No hands recorded yet."))
+        for unit, rows in v.sections:
+            lines.append(self._(labels.UNIT[unit]) + ":")
+            lines += [
+                f"{i}. {escape(name)} {fmt(amount, signed=True)}"
+                for i, (name, amount) in enumerate(rows, 1)
+            ]
+        if v.progress is not None:
+            lines.append(self.progress(v.progress))
+        return Out("\n".join(lines))
+
+    def _historyview(self, v: r.HistoryView) -> Out:
+        lines = [f"<b>{self._('Last hands, season {n}', n=v.season)}</b>"]
+        if not v.hands:
+            lines.append(self._("No hands recorded yet."))
+        for view in v.hands:
+            nets: dict[str, Fraction] = {}
+            for p in view.payments:
+                if p.payer is not None:
+                    nets[p.payer] = nets.get(p.payer, Fraction(0)) - p.amount
+                if p.payee is not None:
+                    nets[p.payee] = nets.get(p.payee, Fraction(0)) + p.amount
+            summary = " · ".join(
+                f"{escape(n)} {fmt(a, signed=True)}" for n, a in sorted(nets.items(), key=lambda x: -x[1])
+            )
+            mark = " " + self._("[undone]") if view.undone else ""
+            when = view.at.strftime("%m-%d %H:%M")
+            head = f"#{view.hand_no} {when} <i>{escape(view.text)}</i>{mark}"
+            lines.append(head)
+            lines.append("  " + (summary or self._("no payments")))
+        return Out("\n".join(lines))
+
+    def _settleview(self, v: r.SettleView) -> Out:
+        lines = [f"<b>{self._('To square season {n}:', n=v.season)}</b>"]
+        if not any(plan for _, plan in v.sections):
+            lines.append(self._("Everyone is square."))
+        for unit, plan in v.sections:
+            if not plan:
+                continue
+            lines.append(self._(labels.UNIT[unit]) + ":")
+            for payer, payee, amount in plan:
+                money = f" (= {fmt(amount * v.stake)})" if v.stake else ""
+                lines.append(f"{escape(payer)} → {escape(payee)} {fmt(amount)}{money}")
+            if unit == "510k":
+                lines.append(self._("(510K scores are not zero-sum: settled around the average.)"))
+        if v.stake:
+            lines.append(self._("Stake: {stake} per point.", stake=fmt(v.stake)))
+        return Out("\n".join(lines))
+
+    def _seasonsview(self, v: r.SeasonsView) -> Out:
+        lines = [f"<b>{self._('Seasons')}</b>"]
+        if not v.seasons:
+            lines.append(self._("No seasons yet."))
+        for s in v.seasons:
+            end = s.archived_at.strftime("%Y-%m-%d") if s.archived_at else self._("current")
+            lines.append(
+                self._(
+                    "Season {n}: {start} – {end}, {hands} hands",
+                    n=s.number,
+                    start=s.opened_at.strftime("%Y-%m-%d"),
+                    end=end,
+                    hands=s.hands,
+                )
+            )
+        lines.append(self._("Show one with /standings <season>."))
+        return Out("\n".join(lines))
+
+    def _resetask(self, v: r.ResetAsk) -> Out:
+        text = self._(
+            "Archive season {n} and start season {m}? Everyone starts again from 0; "
+            "season {n} stays viewable with /standings {n}.",
+            n=v.season,
+            m=v.season + 1,
+        )
+        buttons = (
+            (
+                Button(self._("Confirm"), reset_data(v.season_id)),
+                Button(self._("Cancel"), cancel_data()),
+            ),
+        )
+        return Out(text, buttons)
+
+    def _resetdone(self, v: r.ResetDone) -> Out:
+        return Out(
+            self._(
+                "Season {old} archived. Season {new} begins: everyone starts from 0. "
+                "See the old one with /standings {old}.",
+                old=v.archived,
+                new=v.new,
+            )
+        )
+
+    def _settingchanged(self, v: r.SettingChanged) -> Out:
+        return Out(
+            self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=escape(v.value))
+        )
+
+    def _info(self, v: r.Info) -> Out:
+        params = dict(v.params)
+        usage = str(params.pop("usage", ""))
+        text = escape(self._(v.msgid, **params))
+        return Out(text + (f"\n<code>{escape(usage)}</code>" if usage else ""))
+
+    def _rulesview(self, v: r.RulesView) -> Out:
+        return Out(rules_text(self._, v))
+
+    def _helpview(self, v: r.HelpView) -> Out:
+        return Out(help_text(self._))

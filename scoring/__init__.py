@@ -1,0 +1,71 @@
+"""Pure scoring rules of jifen: mahjong (1-2-3-4 base), 510K and settling up. Standard library
+only; inputs and results are the frozen dataclasses of the `*_model` modules."""
+
+from scoring.errors import ScoringError
+from scoring.k510 import (
+    K510_ERRORS,
+    card_points,
+    marathon_add,
+    marathon_finished,
+    score_hand,
+    score_marathon,
+    validate_report,
+)
+from scoring.k510_model import MarathonState, Report510k, Result510k
+from scoring.mahjong import MAHJONG_ERRORS, hand_value, settle_hand
+from scoring.mahjong_model import (
+    DISCARD_WINS,
+    Formula,
+    HandValue,
+    Kong,
+    KongKind,
+    KongReason,
+    MahjongHand,
+    MahjongSettlement,
+    Pattern,
+    Reason,
+    SealedReason,
+    Transfer,
+    Win,
+    WinReason,
+    WinType,
+)
+from scoring.settle_up import SETTLE_UP_ERRORS, settle_up
+
+#: Every ScoringError code of the package with a short English meaning (for translations).
+ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS}
+
+__all__ = [
+    "DISCARD_WINS",
+    "ERROR_CODES",
+    "K510_ERRORS",
+    "MAHJONG_ERRORS",
+    "SETTLE_UP_ERRORS",
+    "Formula",
+    "HandValue",
+    "Kong",
+    "KongKind",
+    "KongReason",
+    "MahjongHand",
+    "MahjongSettlement",
+    "MarathonState",
+    "Pattern",
+    "Reason",
+    "Report510k",
+    "Result510k",
+    "ScoringError",
+    "SealedReason",
+    "Transfer",
+    "Win",
+    "WinReason",
+    "WinType",
+    "card_points",
+    "hand_value",
+    "marathon_add",
+    "marathon_finished",
+    "score_hand",
+    "score_marathon",
+    "settle_hand",
+    "settle_up",
+    "validate_report",
+]

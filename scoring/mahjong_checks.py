@@ -1,0 +1,283 @@
+"""Validation of mahjong input: a contradiction is refused before anything is computed.
+
+`MAHJONG_ERRORS` maps every `ScoringError.code` raised here to what it means (for translations);
+`params` always name the seat(s) or value(s) involved.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from scoring.errors import ScoringError
+from scoring.mahjong_model import DISCARD_WINS, Kong, KongKind, MahjongHand, Pattern, Win, WinType
+
+MAHJONG_ERRORS: Final[dict[str, str]] = {
+    "seat_range": "a seat is outside 0..3",
+    "pays_himself": "a player would pay himself (discarder, kong source or sealed = winner/konger)",
+    "discarder_missing": "a win on another player's tile needs the discarder / robbed player",
+    "discarder_self_draw": "a self-drawn win has no discarder",
+    "renhu_discarder": "人胡 is paid by the dealer: the discarder must be the dealer",
+    "tianhu_not_dealer": "天胡 is the dealer's win",
+    "dihu_dealer": "地胡 cannot be the dealer's win",
+    "renhu_dealer": "人胡 cannot be the dealer's win",
+    "chain_range": "a kong chain has 1 to 4 kongs",
+    "chain_not_applicable": "a kong chain given for a win that has none",
+    "chain_mismatch": "the chain count does not match the chain's kongs",
+    "gangkai_no_kongs": "杠上花 needs the chain's kongs",
+    "chain_konger": "every kong of a 杠上花 chain is the winner's",
+    "menqing_exposed_kong": "a 门清 hand cannot have an exposed kong in its chain",
+    "rob_konger": "the robbed kong chain must be the robbed player's",
+    "rob_concealed": "a chain containing a concealed kong cannot be robbed",
+    "rob_not_added": "only an added kong (补杠) can be robbed",
+    "kong_source_missing": "an exposed or added kong needs the player whose tile was konged",
+    "kong_source_given": "a concealed kong has no source",
+    "qidui_groups": "七对 has 0 to 3 groups of four",
+    "groups_not_qidui": "groups of four count only for 七对",
+    "qidui_quanqiuren": "七对 cannot be 全求人",
+    "quanqiuren_menqing": "全求人 (four melds exposed) cannot be 门清",
+    "sealed_menqing": "封胡 needs three melds off the sealed player: not 门清",
+    "sealed_qidui": "封胡 needs three melds off the sealed player: not 七对",
+    "sealed_special": "天胡, 地胡 and 人胡 cannot have a sealed player",
+    "multi_win_not_discard": "several winners are only possible on one discard",
+    "multi_win_discarder": "several winners must win on the same discard",
+    "multi_win_same_winner": "a player appears twice among the winners",
+    "sealed_winner": "a sealed player cannot win in the same hand",
+}
+
+_GANGKAI, _QIANGGANG = WinType.GANGKAI, WinType.QIANGGANG
+_TIANHU, _DIHU, _RENHU = WinType.TIANHU, WinType.DIHU, WinType.RENHU
+_CHAIN_WINS: Final = frozenset({WinType.GANGPAO, _QIANGGANG, _GANGKAI})
+_SPECIAL: Final = frozenset({_TIANHU, _DIHU, _RENHU})  # always 门清
+_QIDUI, _AN, _BU = Pattern.QIDUI, KongKind.AN, KongKind.BU
+
+
+def _seat(seat: int, role: str) -> None:
+    if not 0 <= seat <= 3:
+        raise ScoringError(
+            "seat_range", f"{role} seat {seat} is outside 0..3", seat=seat, role=role
+        )
+
+
+def check_kong(kong: Kong) -> None:
+    """A kong is well formed: seats in range, a source exactly for exposed and added kongs."""
+    konger, source = kong.konger, kong.source
+    _seat(konger, "konger")
+    if kong.kind == _AN:
+        if source is not None:
+            raise ScoringError(
+                "kong_source_given", f"concealed kong by seat {konger} has a source", seat=konger
+            )
+        return
+    if source is None:
+        raise ScoringError(
+            "kong_source_missing", f"{kong.kind} kong by seat {konger} has no source", seat=konger
+        )
+    _seat(source, "kong source")
+    if source == konger:
+        raise ScoringError("pays_himself", f"seat {konger} konged his own tile", seat=konger)
+
+
+def check_win(win: Win, dealer: int) -> None:
+    """One winner's clause is consistent (`dealer` is the hand's dealer)."""
+    _seat(dealer, "dealer")
+    _check_win(win, dealer)
+
+
+def _check_win(win: Win, dealer: int) -> None:
+    how, winner, discarder = win.how, win.winner, win.discarder
+    _seat(winner, "winner")
+    if how in DISCARD_WINS:
+        if discarder is not None:
+            _seat(discarder, "discarder")
+            if discarder == winner:
+                raise ScoringError(
+                    "pays_himself", f"winner {winner} is his own discarder", seat=winner
+                )
+            if how == _RENHU and discarder != dealer:
+                raise ScoringError(
+                    "renhu_discarder",
+                    f"人胡 is paid by the dealer {dealer}, not seat {discarder}",
+                    seat=discarder,
+                    dealer=dealer,
+                )
+        elif how != _RENHU:
+            raise ScoringError("discarder_missing", f"{how} win needs a discarder", how=str(how))
+    elif discarder is not None:
+        raise ScoringError(
+            "discarder_self_draw", f"self-drawn {how} win has no discarder", how=str(how)
+        )
+    sealed = win.sealed
+    if sealed is not None:
+        _seat(sealed, "sealed")
+        if sealed == winner:
+            raise ScoringError(
+                "pays_himself", f"winner {winner} is his own sealed player", seat=winner
+            )
+    if how in _SPECIAL:
+        _check_special(how, winner, dealer)
+    if how in _CHAIN_WINS or win.chain != 1 or win.chain_kongs:
+        _check_chain(win)
+    if win.pattern == _QIDUI or win.groups or win.quanqiuren or win.sealed is not None:
+        _check_pattern(win)
+
+
+def _check_special(how: WinType, winner: int, dealer: int) -> None:
+    if how == _TIANHU and winner != dealer:
+        raise ScoringError(
+            "tianhu_not_dealer", f"天胡 by seat {winner}, not the dealer", seat=winner
+        )
+    if how == _DIHU and winner == dealer:
+        raise ScoringError("dihu_dealer", f"地胡 by the dealer {winner}", seat=winner)
+    if how == _RENHU and winner == dealer:
+        raise ScoringError("renhu_dealer", f"人胡 by the dealer {winner}", seat=winner)
+
+
+def _check_chain(win: Win) -> None:
+    how, kongs, chain = win.how, win.chain_kongs, win.chain
+    for kong in kongs:
+        check_kong(kong)
+    if how == _GANGKAI:
+        _check_gangkai(win)
+    elif how not in _CHAIN_WINS:
+        raise ScoringError("chain_not_applicable", f"{how} win has no kong chain", how=str(how))
+    elif not 1 <= chain <= 4:
+        raise ScoringError("chain_range", f"chain {chain} is outside 1..4", chain=chain)
+    elif kongs:
+        if how != _QIANGGANG:
+            raise ScoringError(
+                "chain_not_applicable", f"{how} win takes no chain kongs", how=str(how)
+            )
+        _check_robbed(win)
+
+
+def _check_gangkai(win: Win) -> None:
+    kongs, chain = win.chain_kongs, win.chain
+    if not kongs:
+        raise ScoringError(
+            "gangkai_no_kongs", f"杠上花 by seat {win.winner} without kongs", seat=win.winner
+        )
+    if len(kongs) > 4:
+        raise ScoringError("chain_range", f"chain of {len(kongs)} kongs", chain=len(kongs))
+    if chain not in (1, len(kongs)):
+        raise ScoringError("chain_mismatch", f"chain {chain} but {len(kongs)} kongs", chain=chain)
+    for kong in kongs:
+        if kong.konger != win.winner:
+            raise ScoringError(
+                "chain_konger",
+                f"kong by seat {kong.konger} in the chain of winner {win.winner}",
+                seat=kong.konger,
+                winner=win.winner,
+            )
+    if win.menqing and any(kong.kind != _AN for kong in kongs):
+        raise ScoringError(
+            "menqing_exposed_kong",
+            f"门清 hand of seat {win.winner} with an exposed kong in its chain",
+            seat=win.winner,
+        )
+
+
+def _check_robbed(win: Win) -> None:
+    kongs = win.chain_kongs
+    if len(kongs) != win.chain:
+        raise ScoringError(
+            "chain_mismatch",
+            f"chain {win.chain} but {len(kongs)} kongs",
+            chain=win.chain,
+        )
+    for kong in kongs:
+        if kong.konger != win.discarder:
+            raise ScoringError(
+                "rob_konger",
+                f"kong by seat {kong.konger} in the chain of robbed seat {win.discarder}",
+                seat=kong.konger,
+                robbed=win.discarder,
+            )
+        if kong.kind == _AN:
+            raise ScoringError(
+                "rob_concealed",
+                f"seat {kong.konger}'s chain has a concealed kong: it cannot be robbed",
+                seat=kong.konger,
+            )
+    if kongs[-1].kind != _BU:
+        raise ScoringError(
+            "rob_not_added",
+            f"seat {win.discarder}'s robbed kong is not an added kong (补杠)",
+            seat=win.discarder,
+        )
+
+
+def _check_pattern(win: Win) -> None:
+    if win.pattern == _QIDUI:
+        if not 0 <= win.groups <= 3:
+            raise ScoringError("qidui_groups", f"七对 with {win.groups} groups", groups=win.groups)
+        if win.quanqiuren:
+            raise ScoringError(
+                "qidui_quanqiuren", f"七对 of seat {win.winner} marked 全求人", seat=win.winner
+            )
+    elif win.groups != 0:
+        raise ScoringError(
+            "groups_not_qidui",
+            f"{win.pattern} with {win.groups} groups",
+            pattern=str(win.pattern),
+            groups=win.groups,
+        )
+    special = win.how in _SPECIAL
+    if win.quanqiuren and (win.menqing or special):
+        raise ScoringError(
+            "quanqiuren_menqing", f"全求人 of seat {win.winner} is 门清", seat=win.winner
+        )
+    if win.sealed is None:
+        return
+    if win.menqing:
+        raise ScoringError("sealed_menqing", "门清 hand with a sealed player", sealed=win.sealed)
+    if win.pattern == _QIDUI:
+        raise ScoringError("sealed_qidui", "七对 with a sealed player", sealed=win.sealed)
+    if special:
+        raise ScoringError("sealed_special", f"{win.how} with a sealed player", how=str(win.how))
+
+
+def check_hand(hand: MahjongHand) -> None:
+    """The whole hand is consistent: each clause, the kongs, and several winners together."""
+    dealer = hand.dealer
+    _seat(dealer, "dealer")
+    for kong in hand.kongs:
+        check_kong(kong)
+    wins = hand.wins
+    for win in wins:
+        _check_win(win, dealer)
+    if len(wins) > 1:
+        _check_several(wins, dealer)
+
+
+def _check_several(wins: tuple[Win, ...], dealer: int) -> None:
+    payer = wins[0].discarder if wins[0].discarder is not None else dealer
+    winners: set[int] = set()
+    for win in wins:
+        if win.how not in DISCARD_WINS:
+            raise ScoringError(
+                "multi_win_not_discard",
+                f"{win.how} by seat {win.winner} among several winners",
+                how=str(win.how),
+                seat=win.winner,
+            )
+        discarder = win.discarder if win.discarder is not None else dealer
+        if discarder != payer:
+            raise ScoringError(
+                "multi_win_discarder",
+                f"several winners on discards by seats {payer} and {discarder}",
+                first=payer,
+                second=discarder,
+            )
+        if win.winner in winners:
+            raise ScoringError(
+                "multi_win_same_winner", f"seat {win.winner} wins twice", seat=win.winner
+            )
+        winners.add(win.winner)
+    for win in wins:
+        if win.sealed in winners:
+            raise ScoringError(
+                "sealed_winner",
+                f"seat {win.sealed} is sealed by seat {win.winner} but wins",
+                seat=win.sealed,
+                by=win.winner,
+            )

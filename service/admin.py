@@ -1,0 +1,59 @@
+"""Admin use cases: /reset (archive the season) and /set (chat settings)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from service.errors import N_, Forbidden
+from service.replies import Info, ResetAsk, ResetDone, SettingChanged
+from service.requests import Game, Reset, SetOption, Setting
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import Season, utcnow
+
+K510_GAMES = (Game.K510, Game.K510_3)
+
+
+def require_admin(tx: Tx) -> None:
+    if not tx.ctx.is_admin:
+        raise Forbidden(N_("Only group admins can do that."))
+
+
+def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
+    require_admin(tx)
+    old = tx.season
+    if req.season_id is not None and req.season_id != old.id:
+        return Info(N_("That season was already archived."))
+    if not req.confirm:
+        return ResetAsk(season=old.number, season_id=old.id or 0)
+    old.archived_at = utcnow()
+    tx.session.add(old)
+    tx.session.flush()
+    new = Season(chat_id=tx.chat.id, number=old.number + 1)
+    tx.session.add(new)
+    tx.session.flush()
+    for table in repo.open_tables(tx.session, tx.chat.id):
+        table.season_id = new.id or 0  # seats and dealer stay; the ledger starts afresh
+        tx.session.add(table)
+    tx.season = new
+    return ResetDone(archived=old.number, new=new.number)
+
+
+def set_option(tx: Tx, req: SetOption) -> SettingChanged:
+    require_admin(tx)
+    chat = tx.chat
+    if req.key is Setting.STAKE:
+        chat.stake = Fraction(Decimal(req.value)) or None
+    elif req.key is Setting.LANG:
+        chat.lang = req.value
+    else:
+        on = req.value == "on"
+        games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES
+        setattr(chat, req.key.value, on)
+        for table in repo.open_tables(tx.session, chat.id):
+            if Game(table.game) in games:
+                setattr(table, req.key.value, on)
+                tx.session.add(table)
+    tx.session.add(chat)
+    return SettingChanged(key=req.key.value, value=req.value)

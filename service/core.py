@@ -1,0 +1,134 @@
+"""The service: one entry point that runs each use case in one transaction.
+
+Writes lock the chat's row, claim the update id (a redelivered update changes nothing) and
+commit the change with it; reads use a consistent snapshot. Nothing here knows Telegram.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from service import admin, k510, ledger, mahjong, tables, views
+from service.context import Ctx
+from service.errors import N_
+from service.replies import HelpView, Info, Recorded, Reply
+from service.requests import (
+    Chart,
+    Export,
+    Gang,
+    Help,
+    History,
+    Hu,
+    Join,
+    Link,
+    Liuju,
+    NewTable,
+    Report,
+    Request,
+    Reset,
+    Rules,
+    Seasons,
+    Seats,
+    SetDealer,
+    SetOption,
+    Settle,
+    ShowPlayers,
+    Standings,
+    Stats,
+    Undo,
+)
+from service.unit import Tx
+from storage import repository as repo
+from storage.db import read_session, write_session
+
+WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
+    NewTable: tables.new_table,
+    Join: tables.join,
+    Seats: tables.seats,
+    SetDealer: tables.set_dealer,
+    Link: tables.link,
+    Gang: mahjong.gang,
+    Hu: mahjong.hu,
+    Liuju: mahjong.liuju,
+    Report: k510.report,
+    Undo: ledger.undo,
+    Reset: admin.reset,
+    SetOption: admin.set_option,
+}
+
+
+class Service:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def execute(self, ctx: Ctx, request: Request) -> Reply:
+        """Run one request; raises ServiceError (nothing written) for bad input."""
+        use_case = WRITES.get(type(request))
+        if use_case is not None:
+            return self._write(ctx, request, use_case)
+        return self._read(ctx, request)
+
+    def chat_language(self, chat_id: int) -> str | None:
+        """The chat's chosen language, if it set one."""
+        with read_session(self.engine) as session:
+            chat = repo.get_chat(session, chat_id)
+            return chat.lang if chat else None
+
+    def move_chat(self, old_id: int, new_id: int) -> None:
+        """Group → supergroup migration: the chat's records follow it to the new id."""
+        with write_session(self.engine) as session:
+            repo.move_chat(session, old_id, new_id)
+
+    def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Reply:
+        with write_session(self.engine) as session:
+            chat = repo.lock_chat(session, ctx.chat_id)
+            if ctx.update_id is not None:
+                earlier = repo.claim_update(session, ctx.update_id, ctx.chat_id)
+                if earlier is not None:
+                    return self._repeat(session, earlier.event_id)
+            season = repo.current_season(session, chat.id, create=True)
+            assert season is not None
+            tx = Tx(session, chat, season, ctx)
+            reply = use_case(tx, request)
+            if ctx.update_id is not None and tx.event_id is not None:
+                repo.link_update(session, ctx.update_id, tx.event_id)
+            return reply
+
+    @staticmethod
+    def _repeat(session: Any, event_id: int | None) -> Reply:
+        event = repo.event_by_id(session, event_id) if event_id is not None else None
+        if event is None or event.kind == "undo":
+            return Info(N_("Already done."))
+        return Recorded(view=ledger.hand_views(session, [event])[0], repeated=True)
+
+    def _read(self, ctx: Ctx, request: Request) -> Reply:
+        with read_session(self.engine) as session:
+            match request:
+                case Standings():
+                    return views.standings(session, ctx.chat_id, ctx.thread_id, request)
+                case History():
+                    return views.history(session, ctx.chat_id, request)
+                case Settle():
+                    return views.settle(session, ctx.chat_id, request)
+                case Seasons():
+                    return views.seasons(session, ctx.chat_id)
+                case Rules():
+                    return views.rules(session, ctx.chat_id, ctx.thread_id, request)
+                case ShowPlayers():
+                    return self._players(session, ctx, request)
+                case Help():
+                    return HelpView()
+                case Stats() | Chart() | Export():
+                    return Info(N_("Not available yet."))
+        raise TypeError(f"no use case for {type(request).__name__}")
+
+    @staticmethod
+    def _players(session: Any, ctx: Ctx, request: ShowPlayers) -> Reply:
+        chat = repo.get_chat(session, ctx.chat_id)
+        season = repo.current_season(session, ctx.chat_id) if chat else None
+        if chat is None or season is None:
+            return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
+        return tables.show_players(Tx(session, chat, season, ctx), request)

@@ -1,0 +1,153 @@
+"""510K use case: /r records a hand's report; a marathon accumulates until a side reaches 500."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from sqlmodel import Session
+
+from scoring.errors import ScoringError
+from scoring.k510 import marathon_add, marathon_finished, score_hand, score_marathon
+from scoring.k510_model import MarathonState, Report510k, Result510k
+from service import players as who
+from service.errors import N_, ServiceError
+from service.ledger import hand_views, record
+from service.replies import Progress, Recorded
+from service.requests import Game, Report
+from service.tables import require_table
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import Event, GameTable, Player, Transfer
+
+UNIT = "510k"
+TARGET = 500
+USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"
+
+
+def report(tx: Tx, req: Report) -> Recorded:
+    table = require_table(tx, Game.K510, Game.K510_3)
+    people = who.seated(tx, table)
+    rep = _report(tx, table, people, req)
+    data: dict[str, Any] = {
+        "names": [p.name for p in people],
+        "table": list(rep.table),
+        "order": list(rep.order),
+        "held": list(rep.held),
+    }
+    try:
+        if table.marathon:
+            result, progress = _marathon_hand(tx, table, people, rep, data)
+        else:
+            result, progress = score_hand(rep, zerosum=table.zerosum), None
+    except ScoringError as err:
+        raise ServiceError(
+            N_("This report cannot be scored: {problem}"), usage=USAGE_R, problem=str(err)
+        ) from err
+    if result is not None:
+        data["result"] = _result_data(result)
+    event = record(tx, table, "hand", data)
+    repo.ensure_balances(tx.session, tx.season.id or 0, table.seats, UNIT)
+    if result is not None:
+        repo.add_transfers(tx.session, _transfers(tx, table, event, result))
+    return Recorded(view=hand_views(tx.session, [event])[0], progress=progress)
+
+
+def _report(tx: Tx, table: GameTable, people: Sequence[Player], req: Report) -> Report510k:
+    n = len(people)
+    points: dict[int, tuple[int, int]] = {}
+    for entry in req.entries:
+        seat = who.seat_of(tx, table, entry.player, people)
+        if seat in points:
+            raise ServiceError(N_("{name} appears twice."), usage=USAGE_R, name=people[seat].name)
+        points[seat] = (entry.table, entry.held or 0)
+    missing = [people[s].name for s in range(n) if s not in points]
+    if missing:
+        raise ServiceError(
+            N_("Every seated player needs their table points; missing: {names}."),
+            usage=USAGE_R,
+            names=", ".join(missing),
+        )
+    order = tuple(who.seat_of(tx, table, ref, people) for ref in req.out)
+    return Report510k(
+        table=tuple(points[s][0] for s in range(n)),
+        order=order,
+        held=tuple(points[s][1] for s in range(n)),
+    )
+
+
+def _marathon_hand(
+    tx: Tx, table: GameTable, people: Sequence[Player], rep: Report510k, data: dict[str, Any]
+) -> tuple[Result510k | None, Progress | None]:
+    score_hand(rep)  # validates the report the same way as a single hand
+    number, state = current_marathon(tx.session, table, tx.season.id or 0)
+    state = marathon_add(state, rep)
+    finished = marathon_finished(state)
+    data["marathon"] = {
+        "number": number,
+        "state": dataclasses.asdict(state),
+        "finished": finished,
+    }
+    if finished:
+        return score_marathon(state, zerosum=table.zerosum), None
+    return None, progress(state, [p.name for p in people])
+
+
+def current_marathon(
+    session: Session, table: GameTable, season_id: int
+) -> tuple[int, MarathonState | None]:
+    """The running marathon's number and state (None: the next hand starts one)."""
+    last = repo.last_live_event(
+        session, table_id=table.id or 0, season_id=season_id, kinds=("hand",)
+    )
+    info = last.data.get("marathon") if last is not None else None
+    if info is None:
+        return 1, None
+    if info["finished"]:
+        return int(info["number"]) + 1, None
+    return int(info["number"]), MarathonState(**{k: _tuple(v) for k, v in info["state"].items()})
+
+
+def _tuple(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def progress(state: MarathonState, names: Sequence[str]) -> Progress:
+    if state.players == 4:
+        sides = tuple(
+            (f"{names[a]}+{names[b]}", state.card_points[a] + state.card_points[b])
+            for a, b in ((0, 2), (1, 3))
+        )
+    else:
+        sides = tuple(zip(names, state.card_points, strict=True))
+    return Progress(sides=sides, target=TARGET, hands=state.hands)
+
+
+def _result_data(result: Result510k) -> dict[str, Any]:
+    out = dataclasses.asdict(result)
+    out["scores"] = [str(s) for s in result.scores]
+    out["bonus"] = str(result.bonus)
+    return out
+
+
+def _transfers(tx: Tx, table: GameTable, event: Event, result: Result510k) -> list[Transfer]:
+    out = []
+    for seat, score in enumerate(result.scores):
+        if score == 0:
+            continue
+        pid = table.seats[seat]
+        out.append(
+            Transfer(
+                event_id=event.id or 0,
+                season_id=tx.season.id or 0,
+                unit=UNIT,
+                payer_id=None if score > 0 else pid,
+                payee_id=pid if score > 0 else None,
+                amount=abs(Fraction(score)),
+                reason="score",
+                detail={"card_points": result.card_points[seat], "doubled": result.doubled},
+            )
+        )
+    return out

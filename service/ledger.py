@@ -1,0 +1,132 @@
+"""The ledger's views and its one correction: /undo (a recorded reversal, never a deletion)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlmodel import Session
+
+from service.errors import N_, ServiceError
+from service.replies import HandView, Info, Payment, Undone
+from service.requests import Game, Undo
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import Event, GameTable, Transfer
+
+RECORDS = ("hand", "kong")
+
+
+def hand_views(session: Session, events: Sequence[Event]) -> list[HandView]:
+    """Events with their payments and the payers' names, in the given order."""
+    ids = [e.id for e in events if e.id is not None]
+    transfers = repo.transfers_of(session, ids)
+    names = {
+        pid: p.name
+        for pid, p in repo.players_by_id(
+            session,
+            [pid for t in transfers for pid in (t.payer_id, t.payee_id) if pid is not None],
+        ).items()
+    }
+    by_event: dict[int, list[Transfer]] = {}
+    for t in transfers:
+        by_event.setdefault(t.event_id, []).append(t)
+    return [_view(e, by_event.get(e.id or 0, []), names) for e in events]
+
+
+def _view(event: Event, transfers: Sequence[Transfer], names: dict[int, str]) -> HandView:
+    def name(pid: int | None) -> str | None:
+        return None if pid is None else names.get(pid, "?")
+
+    payments = tuple(
+        Payment(name(t.payer_id), name(t.payee_id), t.amount, t.reason, t.detail) for t in transfers
+    )
+    return HandView(
+        event_id=event.id or 0,
+        hand_no=event.hand_no,
+        kind=event.kind,
+        game=event.game,
+        text=event.text,
+        at=event.created_at,
+        undone=event.undone_by is not None,
+        recorded_by=event.recorded_by_name,
+        payments=payments,
+        data=event.data,
+    )
+
+
+def undo(tx: Tx, req: Undo) -> Undone | Info:
+    target = _target(tx, req)
+    if target is None:
+        return Info(N_("Nothing to undo."))
+    record = Event(
+        chat_id=tx.chat.id,
+        season_id=tx.season.id or 0,
+        table_id=target.table_id,
+        seq=0,
+        kind="undo",
+        game=target.game,
+        text=tx.ctx.text,
+        data={"target": target.id, "hand_no": target.hand_no},
+        recorded_by=tx.ctx.actor.user_id,
+        recorded_by_name=tx.ctx.actor.name,
+    )
+    repo.undo_event(tx.session, tx.chat, target, record)
+    tx.event_id = record.id
+    dealer = None
+    table = tx.session.get(GameTable, target.table_id) if target.table_id else None
+    if table is not None and target.kind == "hand" and target.game == Game.MAHJONG:
+        table.dealer = int(target.data["dealer_before"])
+        tx.session.add(table)
+        dealer = repo.players_by_id(tx.session, [table.seats[table.dealer]])[
+            table.seats[table.dealer]
+        ].name
+    return Undone(view=hand_views(tx.session, [target])[0], dealer=dealer)
+
+
+def _target(tx: Tx, req: Undo) -> Event | None:
+    if req.event_id is None:
+        table = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+        if table is None or table.id is None:
+            return None
+        return repo.last_live_event(
+            tx.session, table_id=table.id, season_id=tx.season.id or 0, kinds=RECORDS
+        )
+    event = repo.event_by_id(tx.session, req.event_id)
+    if event is None or event.chat_id != tx.chat.id or event.kind not in RECORDS:
+        raise ServiceError(N_("That record does not belong to this chat."))
+    if event.undone_by is not None:
+        raise ServiceError(N_("That record was already undone."))
+    if event.season_id != tx.season.id:
+        raise ServiceError(N_("That record belongs to an archived season."))
+    last = repo.last_live_event(
+        tx.session, table_id=event.table_id or 0, season_id=event.season_id, kinds=RECORDS
+    )
+    if last is None or last.id != event.id:
+        raise ServiceError(
+            N_("Only the table's last record can be undone (the last is #{last})."),
+            last=(last.hand_no or last.seq) if last else "-",
+        )
+    return event
+
+
+def record(tx: Tx, table: GameTable, kind: str, data: dict[str, Any]) -> Event:
+    """Append a hand or kong of `table` to the ledger (numbered in the chat)."""
+    event = repo.add_event(
+        tx.session,
+        tx.chat,
+        Event(
+            chat_id=tx.chat.id,
+            season_id=tx.season.id or 0,
+            table_id=table.id,
+            seq=0,
+            kind=kind,
+            game=table.game,
+            text=tx.ctx.text,
+            data=data,
+            recorded_by=tx.ctx.actor.user_id,
+            recorded_by_name=tx.ctx.actor.name,
+        ),
+    )
+    tx.event_id = event.id
+    return event

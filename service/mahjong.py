@@ -1,0 +1,262 @@
+"""Mahjong use cases: /gang records a kong; /hu and /liuju end the hand and settle it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from scoring.errors import ScoringError
+from scoring.mahjong import settle_hand
+from scoring.mahjong_model import (
+    DISCARD_WINS,
+    HandValue,
+    Kong,
+    KongKind,
+    KongReason,
+    MahjongHand,
+    MahjongSettlement,
+    Reason,
+    SealedReason,
+    Win,
+    WinType,
+)
+from service import players as who
+from service.errors import N_, ServiceError
+from service.ledger import hand_views, record
+from service.replies import Recorded
+from service.requests import Game, Gang, Hu, HuClause, Liuju
+from service.tables import require_table
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import Event, GameTable, Player, Transfer
+
+UNIT = "mahjong"
+USAGE_GANG = "/gang <player> an | ming <from> | bu <from>"
+USAGE_HU = "/hu <winner> <how> [pattern] [flags]"
+NEEDS_FROM = DISCARD_WINS - {WinType.RENHU}
+
+
+def gang(tx: Tx, req: Gang) -> Recorded:
+    table = require_table(tx, Game.MAHJONG)
+    people = who.seated(tx, table)
+    konger = who.seat_of(tx, table, req.player, people)
+    source = None if req.source is None else who.seat_of(tx, table, req.source, people)
+    if req.kind is KongKind.AN and source is not None:
+        raise ServiceError(N_("A concealed kong has no discarder."), usage=USAGE_GANG)
+    if req.kind is not KongKind.AN and source is None:
+        raise ServiceError(N_("Whose tile was konged?"), usage=USAGE_GANG)
+    if source == konger:
+        raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
+    data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
+    event = record(tx, table, "kong", data)
+    return Recorded(view=hand_views(tx.session, [event])[0])
+
+
+def hu(tx: Tx, req: Hu) -> Recorded:
+    table = require_table(tx, Game.MAHJONG)
+    people = who.seated(tx, table)
+    pending = _pending_kongs(tx, table)
+    used: set[int] = set()  # kong events inside a 杠上花 chain, or robbed
+    wins = tuple(_win(tx, table, people, clause, pending, used) for clause in req.clauses)
+    return _settle(tx, table, people, wins, [(e, k) for e, k in pending if e.id not in used])
+
+
+def liuju(tx: Tx, req: Liuju) -> Recorded:
+    table = require_table(tx, Game.MAHJONG)
+    return _settle(tx, table, who.seated(tx, table), (), _pending_kongs(tx, table))
+
+
+def _settle(
+    tx: Tx,
+    table: GameTable,
+    people: Sequence[Player],
+    wins: tuple[Win, ...],
+    kongs: Sequence[tuple[Event, Kong]],
+) -> Recorded:
+    hand = MahjongHand(
+        dealer=table.dealer, wins=wins, kongs=tuple(k for _, k in kongs), sisuang=table.sisuang
+    )
+    try:
+        result = settle_hand(hand)
+    except ScoringError as err:
+        raise ServiceError(N_("This hand cannot be scored: {problem}"), problem=str(err)) from err
+    data = {
+        "wins": [_win_data(w, v, table) for w, v in zip(wins, result.values, strict=True)],
+        "kongs": [_kong_data(k, table) for _, k in kongs],
+        "dealer_before": table.dealer,
+        "dealer_after": result.next_dealer,
+        "names": [p.name for p in people],
+    }
+    event = record(tx, table, "hand", data)
+    repo.ensure_balances(tx.session, tx.season.id or 0, table.seats, UNIT)
+    repo.add_transfers(tx.session, _transfers(tx, table, event, result))
+    table.dealer = result.next_dealer
+    tx.session.add(table)
+    return Recorded(view=hand_views(tx.session, [event])[0], dealer=people[result.next_dealer].name)
+
+
+def _win(
+    tx: Tx,
+    table: GameTable,
+    people: Sequence[Player],
+    clause: HuClause,
+    pending: Sequence[tuple[Event, Kong]],
+    used: set[int],
+) -> Win:
+    def seat(ref: Any) -> int | None:
+        return None if ref is None else who.seat_of(tx, table, ref, people)
+
+    winner = who.seat_of(tx, table, clause.winner, people)
+    source = seat(clause.source)
+    if clause.how in NEEDS_FROM and source is None:
+        raise ServiceError(
+            N_("Who paid? Write the discarder after '{how}'."),
+            usage="/hu A pao C",
+            how=clause.how.value,
+        )
+    chain_kongs: tuple[Kong, ...] = ()
+    chain = clause.chain or 1
+    if clause.how is WinType.GANGKAI:
+        chain_kongs = _gangkai_chain(tx, table, people, clause, winner, pending, used)
+        chain = len(chain_kongs)
+    elif clause.how is WinType.QIANGGANG and source is not None:
+        chain_kongs = _robbed_chain(source, chain, pending, used)
+    return Win(
+        winner=winner,
+        how=clause.how,
+        discarder=source,
+        pattern=clause.pattern,
+        groups=clause.groups,
+        qingyise=clause.qingyise,
+        menqing=clause.menqing,
+        quanqiuren=clause.quanqiuren,
+        chain=chain,
+        chain_kongs=chain_kongs,
+        sealed=seat(clause.sealed),
+    )
+
+
+def _gangkai_chain(
+    tx: Tx,
+    table: GameTable,
+    people: Sequence[Player],
+    clause: HuClause,
+    winner: int,
+    pending: Sequence[tuple[Event, Kong]],
+    used: set[int],
+) -> tuple[Kong, ...]:
+    """The 杠上花 chain: given inline, or the winner's last n kongs recorded in this hand."""
+    mine = [(e, k) for e, k in pending if k.konger == winner and e.id not in used]
+    if clause.chain_kongs:
+        inline = tuple(
+            Kong(
+                winner,
+                ck.kind,
+                None if ck.source is None else who.seat_of(tx, table, ck.source, people),
+            )
+            for ck in clause.chain_kongs
+        )
+        recorded = mine[-len(inline) :]
+        if tuple(k for _, k in recorded) == inline:  # the same kongs, recorded with /gang
+            used.update(e.id for e, _ in recorded if e.id is not None)
+        return inline
+    n = clause.chain or 1
+    if len(mine) < n:
+        raise ServiceError(
+            N_("{name} has {have} kong(s) recorded in this hand, not {n}. Which kong was it?"),
+            usage="/hu A gangkai an | gangkai ming <from> | gangkai an bu <from>",
+            name=people[winner].name,
+            have=len(mine),
+            n=n,
+        )
+    chain = mine[-n:]
+    used.update(e.id for e, _ in chain if e.id is not None)
+    return tuple(k for _, k in chain)
+
+
+def _robbed_chain(
+    robbed: int, n: int, pending: Sequence[tuple[Event, Kong]], used: set[int]
+) -> tuple[Kong, ...]:
+    """A robbed kong recorded with /gang is cancelled; its chain is checked when recorded."""
+    theirs = [(e, k) for e, k in pending if k.konger == robbed and e.id not in used]
+    if not theirs or theirs[-1][1].kind is KongKind.MING:
+        return ()
+    if theirs[-1][1].kind is KongKind.BU and theirs[-1][0].id is not None:
+        used.add(theirs[-1][0].id)
+    return tuple(k for _, k in theirs[-n:]) if len(theirs) >= n else ()
+
+
+def _pending_kongs(tx: Tx, table: GameTable) -> list[tuple[Event, Kong]]:
+    """Kongs recorded since the table's last live hand: they belong to the current hand."""
+    season_id = tx.season.id or 0
+    last = repo.last_live_event(
+        tx.session, table_id=table.id or 0, season_id=season_id, kinds=("hand",)
+    )
+    events = repo.live_events(
+        tx.session,
+        table_id=table.id or 0,
+        season_id=season_id,
+        kinds=("kong",),
+        after_seq=last.seq if last else 0,
+    )
+    return [(e, _kong_from(e.data["kong"], table)) for e in events]
+
+
+def _kong_data(kong: Kong, table: GameTable) -> dict[str, Any]:
+    return {
+        "konger": table.seats[kong.konger],
+        "kind": kong.kind.value,
+        "source": None if kong.source is None else table.seats[kong.source],
+    }
+
+
+def _kong_from(data: dict[str, Any], table: GameTable) -> Kong:
+    source = data["source"]
+    return Kong(
+        table.seats.index(data["konger"]),
+        KongKind(data["kind"]),
+        None if source is None else table.seats.index(source),
+    )
+
+
+def _win_data(win: Win, value: HandValue, table: GameTable) -> dict[str, Any]:
+    def pid(seat: int | None) -> int | None:
+        return None if seat is None else table.seats[seat]
+
+    return {
+        "winner": pid(win.winner),
+        "discarder": pid(win.discarder),
+        "sealed": pid(win.sealed),
+        "chain_kongs": [_kong_data(k, table) for k in win.chain_kongs],
+        "value": dataclasses.asdict(value),
+    }
+
+
+def _transfers(tx: Tx, table: GameTable, event: Event, result: MahjongSettlement) -> list[Transfer]:
+    out = []
+    for t in result.transfers:
+        reason, detail = _reason(t.reason)
+        out.append(
+            Transfer(
+                event_id=event.id or 0,
+                season_id=tx.season.id or 0,
+                unit=UNIT,
+                payer_id=table.seats[t.payer],
+                payee_id=table.seats[t.payee],
+                amount=Fraction(t.amount),
+                reason=reason,
+                detail=detail,
+            )
+        )
+    return out
+
+
+def _reason(reason: Reason) -> tuple[str, dict[str, Any]]:
+    if isinstance(reason, KongReason):
+        return "kong", {"kind": reason.kong.kind.value}
+    detail = dataclasses.asdict(reason.value)
+    if isinstance(reason, SealedReason):
+        return "sealed", {**detail, "sisuang": reason.sisuang}
+    return "win", detail

@@ -1,0 +1,91 @@
+"""Who is who: resolving `1`, `老王`, `@user` and `me` against a table's seats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.errors import N_, ServiceError
+from service.requests import PlayerRef, RefKind
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import GameTable, Player
+
+MAX_NAME = 32
+
+
+def display(ref: PlayerRef) -> str:
+    return {RefKind.ME: "me", RefKind.USERNAME: "@" + ref.value}.get(ref.kind, ref.value)
+
+
+def sender(tx: Tx) -> Player:
+    """The sender's player in this chat (created on first sight)."""
+    actor = tx.ctx.actor
+    if actor.user_id is None:
+        raise ServiceError(N_("Anonymous admins cannot take a seat; name the player instead."))
+    return repo.player_for_user(
+        tx.session, tx.chat.id, actor.user_id, actor.name[:MAX_NAME], actor.username
+    )
+
+
+def seated(tx: Tx, table: GameTable) -> list[Player]:
+    found = repo.players_by_id(tx.session, table.seats)
+    return [found[pid] for pid in table.seats]
+
+
+def seat_of(
+    tx: Tx, table: GameTable, ref: PlayerRef, players: Sequence[Player] | None = None
+) -> int:
+    """The seat index (0-based) of a reference, or a friendly error listing the seated players."""
+    players = list(players) if players is not None else seated(tx, table)
+    matches = _match(tx, players, ref)
+    if len(matches) == 1:
+        return matches[0]
+    listing = ", ".join(f"{i + 1} {p.name}" for i, p in enumerate(players)) or "-"
+    if matches:
+        raise ServiceError(
+            N_("'{ref}' could mean several players. Seated: {seated}"),
+            ref=display(ref),
+            seated=listing,
+        )
+    raise ServiceError(
+        N_("No seated player '{ref}'. Seated: {seated}"), ref=display(ref), seated=listing
+    )
+
+
+def _match(tx: Tx, players: Sequence[Player], ref: PlayerRef) -> list[int]:
+    if ref.kind is RefKind.SEAT:
+        n = int(ref.value) - 1
+        return [n] if 0 <= n < len(players) else []
+    if ref.kind is RefKind.ME:
+        uid = tx.ctx.actor.user_id
+        return [i for i, p in enumerate(players) if uid is not None and p.user_id == uid]
+    if ref.kind is RefKind.USERNAME:
+        want = ref.value.casefold()
+        return [i for i, p in enumerate(players) if (p.username or "").casefold() == want]
+    want = ref.value.casefold()
+    exact = [i for i, p in enumerate(players) if p.name.casefold() == want]
+    if exact:
+        return exact
+    return [i for i, p in enumerate(players) if p.name.casefold().startswith(want)]
+
+
+def find_or_add(tx: Tx, ref: PlayerRef) -> Player:
+    """A chat member or guest by reference (for seating); unknown names become guests."""
+    if ref.kind is RefKind.ME:
+        return sender(tx)
+    if ref.kind is RefKind.SEAT:
+        raise ServiceError(
+            N_("Give names, not seat numbers: '{ref}'."), usage="/seats A B C D", ref=ref.value
+        )
+    known = repo.players_of_chat(tx.session, tx.chat.id)
+    if ref.kind is RefKind.USERNAME:
+        want = ref.value.casefold()
+        for p in known:
+            if (p.username or "").casefold() == want:
+                return p
+        return repo.add_player(tx.session, tx.chat.id, "@" + ref.value)
+    want = ref.value.casefold()
+    for p in known:
+        if p.name.casefold() == want:
+            return p
+    return repo.add_player(tx.session, tx.chat.id, ref.value[:MAX_NAME])

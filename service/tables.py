@@ -1,0 +1,185 @@
+"""Tables and seats: /new, /join, /seats, /dealer, /players, /link."""
+
+from __future__ import annotations
+
+from service import players as who
+from service.errors import N_, ServiceError
+from service.replies import Linked, TableView
+from service.requests import (
+    Game,
+    Join,
+    Link,
+    NewTable,
+    PlayerRef,
+    RefKind,
+    Seats,
+    SetDealer,
+    ShowPlayers,
+)
+from service.unit import Tx
+from storage import repository as repo
+from storage.models import GameTable
+
+CAPACITY = {Game.MAHJONG: 4, Game.K510: 4, Game.K510_3: 3}
+USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon]"
+
+
+def capacity(table: GameTable) -> int:
+    return CAPACITY[Game(table.game)]
+
+
+def seats_usage(cap: int) -> str:
+    return "/seats " + " ".join("ABCD"[:cap])
+
+
+def require_table(tx: Tx, *games: Game) -> GameTable:
+    """The open table of this chat or topic, of one of `games`, with every seat taken."""
+    table = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+    if table is None:
+        raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
+    if games and Game(table.game) not in games:
+        raise ServiceError(
+            N_("This command is for {wanted}; the open table plays {game}."),
+            usage=USAGE_NEW,
+            wanted="/".join(g.value for g in games),
+            game=table.game,
+        )
+    if len(table.seats) < capacity(table):
+        raise ServiceError(
+            N_("The table has {n} of {cap} players. Sit down with /join, or set all seats:"),
+            usage=seats_usage(capacity(table)),
+            n=len(table.seats),
+            cap=capacity(table),
+        )
+    return table
+
+
+def view(tx: Tx, table: GameTable, event: str, who_: str = "") -> TableView:
+    names = [p.name for p in who.seated(tx, table)]
+    seats = tuple(names) + (None,) * (capacity(table) - len(names))
+    dealer = None
+    if table.game == Game.MAHJONG and len(names) == capacity(table):
+        dealer = names[table.dealer]
+    return TableView(
+        game=table.game,
+        marathon=table.marathon,
+        sisuang=table.sisuang,
+        zerosum=table.zerosum,
+        seats=seats,
+        dealer=dealer,
+        event=event,
+        who=who_,
+    )
+
+
+def new_table(tx: Tx, req: NewTable) -> TableView:
+    if req.marathon and req.game is Game.MAHJONG:
+        raise ServiceError(N_("A marathon is a 510K option."), usage=USAGE_NEW)
+    old = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+    if old is not None:
+        repo.close_table(tx.session, old)
+    table = GameTable(
+        chat_id=tx.chat.id,
+        thread_id=tx.ctx.thread_id,
+        season_id=tx.season.id,
+        game=req.game.value,
+        marathon=req.marathon,
+        sisuang=tx.chat.sisuang if req.sisuang is None else req.sisuang,
+        zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
+        seats=[],
+    )
+    tx.session.add(table)
+    tx.session.flush()
+    return view(tx, table, "opened")
+
+
+def _open(tx: Tx) -> GameTable:
+    table = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+    if table is None:
+        raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
+    return table
+
+
+def join(tx: Tx, req: Join) -> TableView:
+    table = _open(tx)
+    player = (
+        who.sender(tx)
+        if req.guest is None
+        else who.find_or_add(tx, PlayerRef(RefKind.NAME, req.guest))
+    )
+    if player.id in table.seats:
+        raise ServiceError(
+            N_("{name} already sits at seat {seat}."),
+            name=player.name,
+            seat=table.seats.index(player.id) + 1,
+        )
+    if len(table.seats) >= capacity(table):
+        raise ServiceError(
+            N_("The table is full. Change the seating with:"), usage="/seats A B C D"
+        )
+    table.seats = [*table.seats, player.id]
+    tx.session.add(table)
+    tx.session.flush()
+    return view(tx, table, "joined", player.name)
+
+
+def seats(tx: Tx, req: Seats) -> TableView:
+    table = _open(tx)
+    cap = capacity(table)
+    if len(req.names) != cap:
+        raise ServiceError(
+            N_("{game} needs exactly {cap} players in seat order; {n} were given."),
+            usage=seats_usage(cap),
+            game=table.game,
+            cap=cap,
+            n=len(req.names),
+        )
+    chosen = [who.find_or_add(tx, ref) for ref in req.names]
+    ids = [p.id for p in chosen]
+    if len(set(ids)) != len(ids):
+        raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
+    table.seats = [pid for pid in ids if pid is not None]
+    table.dealer = 0
+    tx.session.add(table)
+    tx.session.flush()
+    return view(tx, table, "seated")
+
+
+def set_dealer(tx: Tx, req: SetDealer) -> TableView:
+    table = require_table(tx, Game.MAHJONG)
+    table.dealer = who.seat_of(tx, table, req.player)
+    tx.session.add(table)
+    tx.session.flush()
+    return view(tx, table, "dealer", who.seated(tx, table)[table.dealer].name)
+
+
+def show_players(tx: Tx, req: ShowPlayers) -> TableView:
+    return view(tx, _open(tx), "players")
+
+
+def link(tx: Tx, req: Link) -> Linked:
+    if req.user.kind is not RefKind.USERNAME:
+        raise ServiceError(N_("Link a guest to an @username:"), usage="/link 小李 @user")
+    guest = next(
+        (
+            p
+            for p in repo.players_of_chat(tx.session, tx.chat.id)
+            if p.name.casefold() == req.guest.casefold()
+        ),
+        None,
+    )
+    if guest is None or guest.user_id is not None:
+        raise ServiceError(N_("No guest named '{name}' here."), name=req.guest)
+    taken = [
+        p
+        for p in repo.players_of_chat(tx.session, tx.chat.id)
+        if (p.username or "").casefold() == req.user.value.casefold() and p.id != guest.id
+    ]
+    if taken:
+        raise ServiceError(
+            N_("@{user} already plays here as {name}."), user=req.user.value, name=taken[0].name
+        )
+    guest.username = req.user.value
+    tx.session.add(guest)
+    tx.session.flush()
+    return Linked(guest=guest.name, username=req.user.value)

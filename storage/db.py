@@ -1,0 +1,85 @@
+"""Engines and transactions: SQLite (WAL, busy timeout, foreign keys) or PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, create_engine
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def data_dir() -> Path:
+    """Where the default SQLite file lives: $JIFEN_DATA_DIR, else ./data."""
+    return Path(os.environ.get("JIFEN_DATA_DIR", "data"))
+
+
+def default_url() -> str:
+    return os.environ.get("DATABASE_URL") or f"sqlite:///{data_dir() / 'jifen.sqlite3'}"
+
+
+def normalise_url(url: str) -> str:
+    """Accept plain postgres:// URLs and pick the psycopg 3 driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = normalise_url(url or default_url())
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+def _sqlite_engine(url: str) -> Engine:
+    path = url.split("///", 1)[1] if "///" in url else ""
+    if path and path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # transactions are begun explicitly below
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # Writers take the lock up front: no read-then-upgrade "database is locked" deadlock.
+        conn.exec_driver_sql(
+            "BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN"
+        )
+
+    return engine
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """One write transaction: committed on success, rolled back on any error."""
+    writer = engine.execution_options(write=True)
+    with Session(writer, expire_on_commit=False) as session, session.begin():
+        yield session
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """A read-only transaction (a consistent snapshot)."""
+    with Session(engine, expire_on_commit=False) as session, session.begin():
+        yield session

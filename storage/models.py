@@ -1,0 +1,143 @@
+"""The schema: chats, seasons, players, tables, and an append-only ledger of events."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint, text
+from sqlmodel import Field, SQLModel
+
+from storage.types import FractionType
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Chat(SQLModel, table=True):
+    """A Telegram chat and its settings. Its row is locked by every write of the chat."""
+
+    id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    lang: str | None = None
+    stake: Fraction | None = Field(default=None, sa_type=FractionType)
+    sisuang: bool = False
+    zerosum: bool = False
+    next_seq: int = 1  # the next event number in this chat (gapless)
+    next_hand_no: int = 1  # the next hand number in this chat (gapless)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Season(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("chat_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    number: int
+    opened_at: datetime = Field(default_factory=utcnow)
+    archived_at: datetime | None = None
+
+
+class Player(SQLModel, table=True):
+    """A person at the table: a Telegram user, or a guest (no user id) who may be linked later."""
+
+    __table_args__ = (UniqueConstraint("chat_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    name: str
+    user_id: int | None = Field(default=None, sa_type=BigInteger)
+    username: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class GameTable(SQLModel, table=True):
+    """An open (or closed) table of one game in a chat or forum topic; seats are player ids."""
+
+    __tablename__ = "game_table"
+    __table_args__ = (
+        Index(
+            "uq_open_table",
+            "chat_id",
+            "thread_id",
+            unique=True,
+            sqlite_where=text("closed_at IS NULL"),
+            postgresql_where=text("closed_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    thread_id: int = Field(default=0, sa_type=BigInteger)
+    season_id: int = Field(foreign_key="season.id")
+    game: str  # service.requests.Game
+    marathon: bool = False
+    sisuang: bool = False
+    zerosum: bool = False
+    seats: list[int] = Field(default_factory=list, sa_type=JSON)
+    dealer: int = 0  # mahjong: the dealer's seat index
+    opened_at: datetime = Field(default_factory=utcnow)
+    closed_at: datetime | None = None
+
+
+class Event(SQLModel, table=True):
+    """One recorded change: a hand, a kong, or an undo. Never deleted; an undone event points
+    at the undo that reverted it."""
+
+    __table_args__ = (
+        UniqueConstraint("chat_id", "seq"),
+        UniqueConstraint("chat_id", "hand_no"),
+        Index("ix_event_table_seq", "table_id", "seq"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    season_id: int = Field(foreign_key="season.id", index=True)
+    table_id: int | None = Field(default=None, foreign_key="game_table.id")
+    seq: int
+    hand_no: int | None = None
+    kind: str  # "hand" | "kong" | "undo"
+    game: str  # "mahjong" | "510k" | "510k3"
+    text: str = ""
+    data: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    recorded_by: int | None = Field(default=None, sa_type=BigInteger)
+    recorded_by_name: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    undone_by: int | None = Field(default=None, foreign_key="event.id")
+
+
+class Transfer(SQLModel, table=True):
+    """A payment of a hand: `payer` → `payee`. For 510K scores (not zero-sum) one side is the
+    table (None): a positive score is paid by the table, a negative one to it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    event_id: int = Field(foreign_key="event.id", index=True)
+    season_id: int = Field(foreign_key="season.id", index=True)
+    unit: str  # "mahjong" points or "510k" scores
+    payer_id: int | None = Field(default=None, foreign_key="player.id")
+    payee_id: int | None = Field(default=None, foreign_key="player.id")
+    amount: Fraction = Field(sa_type=FractionType)
+    reason: str
+    detail: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+
+
+class Balance(SQLModel, table=True):
+    """Running balance per season, player and unit: the sum of the season's live transfers,
+    kept in the same transaction as every change so standings never scan history."""
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    amount: Fraction = Field(default=Fraction(0), sa_type=FractionType)
+
+
+class ProcessedUpdate(SQLModel, table=True):
+    """A Telegram update already applied (recorded in the same transaction as its change)."""
+
+    __tablename__ = "processed_update"
+
+    update_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    chat_id: int = Field(sa_type=BigInteger)
+    event_id: int | None = None
+    processed_at: datetime = Field(default_factory=utcnow)

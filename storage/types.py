@@ -1,0 +1,25 @@
+"""Column types: exact points stored as text fractions ("45/2"), never floats."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import String
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+
+
+class FractionType(TypeDecorator[Fraction]):
+    """A `Fraction` kept exactly as "numerator/denominator" text (or a plain integer)."""
+
+    impl = String(48)
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        return str(Fraction(value))
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Fraction | None:
+        return None if value is None else Fraction(value)

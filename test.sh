@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what the tests need into ./.venv, then runs the linters, the type checker and the suite.
+# Extra arguments go to pytest (e.g. ./test.sh -k golden).
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x .venv/bin/pytest ] || [ pyproject.toml -nt .venv/.installed-test ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[test]'
+  touch .venv/.installed .venv/.installed-test
+fi
+if [ -f package.json ] && command -v npm >/dev/null; then npm ci --silent --no-audit --no-fund; fi
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+exec .venv/bin/pytest -q "$@"
