@@ -43,8 +43,10 @@ def get_chat(session: Session, chat_id: int) -> Chat | None:
 def claim_update(session: Session, update_id: int, chat_id: int) -> ProcessedUpdate | None:
     """Mark an update processed; returns the earlier record if it was processed already."""
     stmt = _insert(session, ProcessedUpdate).values(update_id=update_id, chat_id=chat_id)
-    result = session.execute(stmt.on_conflict_do_nothing())
-    if result.rowcount == 1:  # type: ignore[attr-defined]
+    claimed = session.execute(
+        stmt.on_conflict_do_nothing().returning(ProcessedUpdate.update_id)
+    ).first()
+    if claimed is not None:
         return None
     return session.get(ProcessedUpdate, update_id)
 

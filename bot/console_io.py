@@ -1,0 +1,310 @@
+"""The offline console: lines ``Speaker: message`` in, the bot's replies out as plain text.
+
+``run_console`` drives a PTB ``Application`` whose requests go to a ``FakeBotApi`` (through
+``bot.offline.OfflineRequest``). It owns the application's lifecycle: pass it *not*
+initialized; it runs initialize, ``post_init``, start, ..., stop, ``post_stop``, shutdown,
+``post_shutdown`` (as ``run_polling`` does, without the updater). An application that is
+already running is used as is and left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TextIO, TypeAlias
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
+
+CONSOLE_TITLE = "console"
+FIRST_SPEAKER = "me"
+HANDLER_WAIT_SECONDS = 30.0
+_SPEAKER = re.compile(r"^([^\s:：/\[#][^:：]{0,63}?)\s*[:：]\s?(.*)$")
+_BUTTON = re.compile(r"^\[(.+)\]$")
+NOT_SEEN = "(the bot does not see this: in a group it gets only commands, replies to it, @{bot})"
+
+AnyApplication: TypeAlias = Application[Any, Any, Any, Any, Any, Any]
+
+
+def console_user(name: str) -> User:
+    """The user behind a speaker name: id stable across runs, language from the name."""
+    return User.named(name)
+
+
+def parse_line(line: str, speaker: str) -> tuple[str, str] | None:
+    """``(speaker, message)`` of an input line; None for blank lines and ``#`` comments."""
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return None
+    match = _SPEAKER.match(text)
+    if match is None:
+        return speaker, text
+    return match.group(1).strip(), match.group(2).strip()
+
+
+class _Lines:
+    """Input lines from a list or a stream (read on a daemon thread); ``stop`` ends them."""
+
+    def __init__(self, lines: Iterable[str] | TextIO) -> None:
+        self._stopped = False
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._iter: Iterator[str] | None = None
+        if hasattr(lines, "readline"):
+            self._queue = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+            args = (lines, loop, self._queue)
+            threading.Thread(target=_pump, args=args, daemon=True).start()
+        else:
+            items = lines.splitlines() if isinstance(lines, str) else lines
+            self._iter = (part for item in items for part in (item.splitlines() or [""]))
+
+    async def next(self) -> str | None:
+        """The next line, or None at the end (EOF or stopped)."""
+        if self._stopped:
+            return None
+        if self._queue is not None:
+            return await self._queue.get()
+        return next(self._iter, None) if self._iter is not None else None
+
+    def stop(self) -> None:
+        """End the input (Ctrl-C)."""
+        self._stopped = True
+        if self._queue is not None:
+            self._queue.put_nowait(None)
+
+
+def _pump(stream: TextIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+    """Copy lines of a blocking stream into an asyncio queue; None at EOF."""
+    with contextlib.suppress(Exception):
+        for line in iter(stream.readline, ""):
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+
+def _on_ctrl_c(lines: _Lines, out: TextIO) -> Callable[[], None]:
+    """Make Ctrl-C end the input after the current line; returns the undo function."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def restore() -> None:
+        with contextlib.suppress(Exception):
+            loop.remove_signal_handler(signal.SIGINT)
+            signal.signal(signal.SIGINT, previous)
+
+    def interrupted() -> None:
+        out.write("\n")
+        lines.stop()
+        restore()  # a second Ctrl-C interrupts for real
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return lambda: None
+    return restore
+
+
+async def start_application(application: AnyApplication) -> None:
+    """initialize, post_init, start: what run_polling does, without an updater."""
+    await application.initialize()
+    if application.post_init:
+        await application.post_init(application)
+    await application.start()
+
+
+async def stop_application(application: AnyApplication) -> None:
+    """stop, post_stop, shutdown, post_shutdown."""
+    if application.running:
+        await application.stop()
+        if application.post_stop:
+            await application.post_stop(application)
+    await application.shutdown()
+    if application.post_shutdown:
+        await application.post_shutdown(application)
+
+
+def _button_line(row: list[dict[str, Any]]) -> str:
+    return " ".join(f"[{button['text']}]" for button in row)
+
+
+class _Console:
+    """One console session over one supergroup chat."""
+
+    def __init__(
+        self,
+        application: AnyApplication,
+        api: FakeBotApi,
+        out: TextIO,
+        chat: Chat,
+        admins: Collection[str],
+        files_dir: Path,
+    ) -> None:
+        self.application = application
+        self.api = api
+        self.out = out
+        self.chat = api.add_chat(chat)
+        self.admins = {name.casefold() for name in admins}
+        self.files_dir = files_dir
+        self.speaker = FIRST_SPEAKER
+        self.seen = api.last_seq
+
+    def user(self, name: str) -> User:
+        """The speaker's user, an administrator of the chat if named in ``admins``."""
+        user = console_user(name)
+        status = "administrator" if name.casefold() in self.admins else "member"
+        self.api.set_member(self.chat.id, user, status)
+        return user
+
+    async def handle(self, line: str) -> None:
+        """Send one input line to the bot and print what it did."""
+        parsed = parse_line(line, self.speaker)
+        if parsed is None:
+            return
+        self.speaker, text = parsed
+        if not text:
+            return
+        user = self.user(self.speaker)
+        button = _BUTTON.match(text)
+        if button and not self.press(user, button.group(1).strip()):
+            return
+        if not button:
+            self.api.send_text(self.chat, user, text)
+        await self.deliver()
+        self.show()
+
+    def press(self, user: User, label: str) -> bool:
+        """Press the button labelled ``label`` on the latest bot message that has one."""
+        found = self.find_button(label)
+        if found is None:
+            self.print(f"(no button [{label}] on the bot's messages)")
+            return False
+        message_id, button = found
+        if "callback_data" not in button:
+            self.print(f"(the button [{button['text']}] opens {button.get('url', 'something')})")
+            return False
+        self.api.press_button(self.chat, user, message_id, button["callback_data"])
+        return True
+
+    def find_button(self, label: str) -> tuple[int, dict[str, Any]] | None:
+        """The (message id, button) for ``label``: exact text first, then case-insensitive."""
+        for message in reversed(self.api.bot_messages(self.chat.id)):
+            rows = (message.get("reply_markup") or {}).get("inline_keyboard") or []
+            buttons = [button for row in rows for button in row]
+            for same in (str.__eq__, lambda a, b: a.casefold() == b.casefold()):
+                match = next((b for b in buttons if same(b["text"], label)), None)
+                if match is not None:
+                    return message["message_id"], match
+        return None
+
+    async def deliver(self) -> None:
+        """Feed the bot every update Telegram would deliver now (privacy mode applies)."""
+        updates = self.api.take_updates()
+        if not updates:
+            self.print(NOT_SEEN.format(bot=self.api.bot_user.username))
+        for update in updates:
+            await self.process(update)
+
+    async def process(self, update: dict[str, Any]) -> None:
+        """process_update, then wait for tasks it spawned (non-blocking handlers)."""
+        before = asyncio.all_tasks()
+        await self.application.process_update(Update.de_json(update, self.application.bot))
+        deadline = time.monotonic() + HANDLER_WAIT_SECONDS
+        while (remaining := deadline - time.monotonic()) > 0:
+            spawned = {task for task in asyncio.all_tasks() - before if not task.done()}
+            spawned.discard(asyncio.current_task())  # type: ignore[arg-type]
+            if not spawned:
+                return
+            await asyncio.wait(spawned, timeout=remaining)
+
+    def show(self) -> None:
+        """Print the bot's messages and answers since the last call."""
+        entries: list[OutboxEntry | CallbackAnswer] = [
+            *self.api.outbox_since(self.seen),
+            *self.api.answers_since(self.seen),
+        ]
+        for entry in sorted(entries, key=lambda e: e.seq):
+            if isinstance(entry, CallbackAnswer):
+                self.show_answer(entry)
+            elif entry.action != "deleted":
+                self.show_message(entry)
+        self.seen = self.api.last_seq
+        self.out.flush()
+
+    def show_answer(self, answer: CallbackAnswer) -> None:
+        """A callback query answer with text: an alert or a toast."""
+        if answer.text:
+            kind = "alert" if answer.show_alert else "toast"
+            self.print(f"({kind}) {answer.text}")
+
+    def show_message(self, entry: OutboxEntry) -> None:
+        """A message as plain text, its files saved, then its buttons and a blank line."""
+        lines: list[str] = []
+        if entry.chat_id != self.chat.id:
+            lines.append(f"(to chat {entry.chat_id})")
+        if entry.media_kind:
+            lines.append(f"({'photo' if entry.media_kind == 'photo' else 'file'}) {self.save(entry)}")
+        if entry.plain_text:
+            lines.append(entry.plain_text)
+        lines += [_button_line(row) for row in entry.buttons]
+        self.print("\n".join(lines))
+
+    def save(self, entry: OutboxEntry) -> str:
+        """Write a photo/document into ``files_dir``; its path (or its URL/file id)."""
+        if entry.content is None:
+            return str(entry.file_ref)
+        self.files_dir.mkdir(parents=True, exist_ok=True)
+        name = Path(entry.filename or "").name or f"{entry.media_kind}-{entry.message_id}"
+        path = self.files_dir / name
+        path.write_bytes(entry.content)
+        return str(path)
+
+    def print(self, text: str) -> None:
+        """Write a block followed by a blank line."""
+        self.out.write(f"{text}\n\n")
+
+
+async def run_console(
+    application: AnyApplication,
+    api: FakeBotApi,
+    lines: Iterable[str] | TextIO,
+    out: TextIO,
+    *,
+    chat_id: int = -100100,
+    admins: Collection[str] = (),
+    files_dir: Path,
+) -> None:
+    """Run the console until the input ends (EOF) or Ctrl-C; see the module docstring."""
+    api.next_update_id = max(api.next_update_id, int(time.time() * 1000))
+    chat = Chat(chat_id, "supergroup", title=CONSOLE_TITLE)
+    console = _Console(application, api, out, chat, admins, files_dir)
+    source = _Lines(lines)
+    interactive = bool(getattr(lines, "isatty", lambda: False)())
+    owns = not application.running
+    if owns:
+        await start_application(application)
+    restore = _on_ctrl_c(source, out)
+    try:
+        if interactive:
+            out.write("jifen console: type 'Name: /command', '[Button]' to press one; Ctrl-D quits\n")
+        while True:
+            if interactive:
+                out.write(f"{console.speaker}> ")
+                out.flush()
+            line = await source.next()
+            if line is None:
+                break
+            await console.handle(line)
+    finally:
+        restore()
+        if owns:
+            await stop_application(application)

@@ -1,0 +1,70 @@
+"""Shared fixtures: a migrated database on SQLite (a temp file) and on the local PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+
+from storage.db import make_engine
+from storage.migrate import upgrade
+
+PG_ADMIN_URL = os.environ.get("JIFEN_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+_chat_ids = itertools.count(-1_000_001, -1)
+
+
+def postgres_available() -> bool:
+    try:
+        with create_engine(PG_ADMIN_URL, connect_args={"connect_timeout": 3}).connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return True
+    except Exception:  # noqa: BLE001 - any failure means "no server here"
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for this test session, dropped afterwards."""
+    if not postgres_available():
+        pytest.skip(f"no PostgreSQL server answers at {PG_ADMIN_URL}")
+    name = f"jifen_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    yield url
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: object) -> str:
+    return f"sqlite:///{tmp_path}/jifen.sqlite3"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def engine(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Engine]:
+    """A migrated engine on each backend."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/jifen.sqlite3"
+    else:
+        url = request.getfixturevalue("pg_url")
+    eng = make_engine(url)
+    upgrade(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def chat_id() -> int:
+    """A chat id no other test uses (PostgreSQL is shared by the session)."""
+    return next(_chat_ids)

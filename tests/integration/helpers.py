@@ -1,0 +1,51 @@
+"""A tiny driver for the service: people at one chat send commands as text."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from sqlalchemy.engine import Engine
+
+from bot.parsing import parse
+from service.context import Actor, Ctx
+from service.core import Service
+from service.replies import Reply, StandingsView
+from service.requests import Request
+
+_update_ids = itertools.count(1)
+
+
+class Chat:
+    def __init__(self, engine: Engine, chat_id: int, admins: tuple[str, ...] = ()) -> None:
+        self.service = Service(engine)
+        self.chat_id = chat_id
+        self.admins = admins
+
+    def actor(self, name: str) -> Actor:
+        return Actor(abs(hash(name)) % 10**9 + 1, name, name.lower())
+
+    def say(self, name: str, text: str, *, update_id: int | None = None) -> Reply:
+        return self.press(name, parse(text), text=text, update_id=update_id)
+
+    def press(
+        self, name: str, request: Request, *, text: str = "[button]", update_id: int | None = None
+    ) -> Reply:
+        ctx = Ctx(
+            chat_id=self.chat_id,
+            actor=self.actor(name),
+            is_admin=name in self.admins,
+            update_id=next(_update_ids) if update_id is None else update_id,
+            text=text,
+        )
+        return self.service.execute(ctx, request)
+
+    def balances(self, unit: str = "mahjong", season: int | None = None) -> dict[str, Fraction]:
+        text = "/standings" if season is None else f"/standings {season}"
+        view = self.say("viewer", text)
+        assert isinstance(view, StandingsView)
+        return {name: amount for u, rows in view.sections if u == unit for name, amount in rows}
+
+    def seat(self, game: str, *names: str) -> None:
+        self.say(names[0], f"/new {game}")
+        self.say(names[0], "/seats " + " ".join(names))
