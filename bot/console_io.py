@@ -27,6 +27,7 @@ from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
 CONSOLE_TITLE = "console"
 FIRST_SPEAKER = "me"
 HANDLER_WAIT_SECONDS = 30.0
+BANNER = "jifen console: type 'Name: /command' or 'Name: [Button]'; Ctrl-D quits\n"
 _SPEAKER = re.compile(r"^([^\s:：/\[#][^:：]{0,63}?)\s*[:：]\s?(.*)$")
 _BUTTON = re.compile(r"^\[(.+)\]$")
 NOT_SEEN = "(the bot does not see this: in a group it gets only commands, replies to it, @{bot})"
@@ -81,7 +82,9 @@ class _Lines:
             self._queue.put_nowait(None)
 
 
-def _pump(stream: TextIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+def _pump(
+    stream: TextIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]
+) -> None:
     """Copy lines of a blocking stream into an asyncio queue; None at EOF."""
     with contextlib.suppress(Exception):
         for line in iter(stream.readline, ""):
@@ -252,7 +255,8 @@ class _Console:
         if entry.chat_id != self.chat.id:
             lines.append(f"(to chat {entry.chat_id})")
         if entry.media_kind:
-            lines.append(f"({'photo' if entry.media_kind == 'photo' else 'file'}) {self.save(entry)}")
+            kind = "photo" if entry.media_kind == "photo" else "file"
+            lines.append(f"({kind}) {self.save(entry)}")
         if entry.plain_text:
             lines.append(entry.plain_text)
         lines += [_button_line(row) for row in entry.buttons]
@@ -295,7 +299,7 @@ async def run_console(
     restore = _on_ctrl_c(source, out)
     try:
         if interactive:
-            out.write("jifen console: type 'Name: /command', '[Button]' to press one; Ctrl-D quits\n")
+            out.write(BANNER)
         while True:
             if interactive:
                 out.write(f"{console.speaker}> ")

@@ -442,7 +442,7 @@ class _HtmlParser:
 
     def _close(self, name: str, at: int) -> None:
         if not self.stack:
-            raise _parse_error(f'Unexpected end tag at byte offset {at}')
+            raise _parse_error(f"Unexpected end tag at byte offset {at}")
         open_name, attrs, start = self.stack.pop()
         if name and name != open_name:
             raise _parse_error(
@@ -467,9 +467,9 @@ def html_to_text(source: str) -> str:
         return html.unescape(re.sub(r"<[^>]*>", "", source))
 
 
-def render(text: str, parse_mode: str | None, entities: list[JSON] | None = None) -> tuple[
-    str, list[JSON]
-]:
+def render(
+    text: str, parse_mode: str | None, entities: list[JSON] | None = None
+) -> tuple[str, list[JSON]]:
     """Text and entities as Telegram stores them (Markdown modes are kept verbatim)."""
     if not parse_mode:
         return text, list(entities or [])
@@ -573,11 +573,11 @@ def _member(user: JSON, status: str) -> JSON:
             "can_change_info can_invite_users can_pin_messages"
         )
         member |= dict.fromkeys(rights.split(), True)
-        member |= dict.fromkeys(
+        withheld = (
             "can_be_edited is_anonymous can_promote_members can_post_stories can_edit_stories "
-            "can_delete_stories can_manage_topics".split(),
-            False,
+            "can_delete_stories can_manage_topics"
         )
+        member |= dict.fromkeys(withheld.split(), False)
     elif status == "kicked":
         member["until_date"] = 0
     return member
@@ -690,9 +690,7 @@ class FakeBotApi:
 
     def outbox_since(self, seq: int = 0, chat_id: int | None = None) -> list[OutboxEntry]:
         """Outbox entries after ``seq`` (optionally of one chat)."""
-        return [
-            e for e in self.outbox if e.seq > seq and (chat_id is None or e.chat_id == chat_id)
-        ]
+        return [e for e in self.outbox if e.seq > seq and (chat_id is None or e.chat_id == chat_id)]
 
     def answers_since(self, seq: int = 0) -> list[CallbackAnswer]:
         """Callback query answers after ``seq``."""
@@ -1184,9 +1182,10 @@ class FakeBotApi:
         )
         if utf16_len(caption) > CAPTION_LIMIT:
             raise bad_request("message caption is too long")
-        return {"caption": caption, "caption_entities": entities} if entities else {
-            "caption": caption
-        }
+        result: JSON = {"caption": caption}
+        if entities:
+            result["caption_entities"] = entities
+        return result
 
     def _media_param(self, params: JSON, kind: str) -> tuple[UploadedFile | None, str | None]:
         value = params.get(kind)

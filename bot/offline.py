@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -43,10 +44,8 @@ async def long_poll(api: FakeBotApi, params: JSON) -> tuple[int, JSON]:
             remaining = deadline - loop.time()
             if code != 200 or body["result"] or remaining <= 0:
                 return code, body
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), remaining)
-            except TimeoutError:
-                pass
     finally:
         api.remove_listener(wake)
 

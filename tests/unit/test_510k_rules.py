@@ -44,8 +44,8 @@ def reports(draw: st.DrawFn, players: int | None = None) -> Report510k:
     order = draw(orders(n))
     holders = [s for s in range(n) if s not in order]
     total = 20 if draw(st.booleans()) else draw(st.integers(0, 20))  # in units of 5
-    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=n + len(holders) - 1)))
-    cuts = cuts[: n + len(holders) - 1]
+    slots = n + len(holders)
+    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=slots - 1, max_size=slots - 1)))
     parts = [5 * (b - a) for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
     held = [0] * n
     for seat, part in zip(holders, parts[n:], strict=True):
@@ -198,7 +198,9 @@ def test_marathon_accumulates_and_finishes_at_500() -> None:
     assert result.team_points == (600, -200)
     assert result.doubled  # BD took no table points and never went out first
     assert result.bonus == Fraction(1, 10)
-    assert result.scores == (660, -200, 660, -200)  # 600 × 2 × 1.1 / 2; -200 × 2 / 2
+    assert result.scores == tuple(
+        map(Fraction, (660, -200, 660, -200))
+    )  # 600 × 2 × 1.1 / 2; -200 × 2 / 2
     assert not result.incomplete
     zerosum = score_marathon(state, zerosum=True)
     assert sum(zerosum.scores) == 0
@@ -211,7 +213,7 @@ def test_marathon_doubling_needs_the_losers_never_first_out() -> None:
     result = score_marathon(state)
     assert result.team_points == (580, -160)
     assert not result.doubled
-    assert result.scores == (Fraction(319), -80, Fraction(319), -80)  # 580 × 1.1 / 2
+    assert result.scores == tuple(map(Fraction, (319, -80, 319, -80)))  # 580 × 1.1 / 2
 
 
 # Both teams gain 50: AC by A going out first, BD by the table points.
@@ -242,7 +244,7 @@ def test_three_player_marathon_tie_on_500() -> None:
     assert result.ranking == (B, A, C)  # equal: B went out first in the last hand
     assert result.winner == B
     assert not result.doubled  # A and C took table points
-    assert result.scores == (540, Fraction(594), -180)
+    assert result.scores == tuple(map(Fraction, (540, 594, -180)))
 
 
 def test_marathon_refuses_a_mismatched_or_extra_hand() -> None:

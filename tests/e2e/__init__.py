@@ -1,0 +1,1 @@
+"""End-to-end tests: the bot as a process against the Bot API emulator."""
