@@ -59,7 +59,11 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         return False
     if chat.type == ChatType.PRIVATE:
         return True
-    if message is not None and message.sender_chat is not None and message.sender_chat.id == chat.id:
+    if (
+        message is not None
+        and message.sender_chat is not None
+        and message.sender_chat.id == chat.id
+    ):
         return True
     if user is None:
         return False
@@ -172,7 +176,9 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     try:
         renderer = await renderer_for(context, update)
-        text = renderer._(N_("Sorry, something went wrong. Please try again; /history shows what was recorded."))
+        text = renderer._(
+            N_("Sorry, something went wrong. Please try again; /history shows what was recorded.")
+        )
         await update.effective_message.reply_text(html.escape(text), do_quote=False)
     except (TelegramError, OSError, RuntimeError):
         log.warning("could not report the failure to the chat", exc_info=True)

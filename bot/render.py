@@ -38,7 +38,8 @@ class Renderer:
         self._t = translator(lang)
 
     def _(self, msgid: str, **params: Any) -> str:
-        text = self._t.gettext(msgid)
+        """The translated template, HTML-escaped, filled with `params` (already safe HTML)."""
+        text = escape(self._t.gettext(msgid), quote=False)
         return text.format(**params) if params else text
 
     def render(self, reply: r.Reply) -> Out:
@@ -46,9 +47,11 @@ class Renderer:
         return handler(reply)
 
     def error(self, msgid: str, params: Mapping[str, Any], usage: str = "") -> Out:
-        text = "⚠️ " + escape(self._(msgid, **{k: str(v) for k, v in params.items()}))
+        # A "problem" is itself a message (a scoring rule) and is translated too.
+        shown = {k: self._(str(v)) if k == "problem" else escape(str(v)) for k, v in params.items()}
+        text = "⚠️ " + self._(msgid, **shown)
         if usage:
-            text += "\n" + self._("Write it like this:") + f"\n<code>{escape(self._(usage))}</code>"
+            text += "\n" + self._("Write it like this:") + f"\n<code>{self._(usage)}</code>"
         return Out(text)
 
     # --- recording -------------------------------------------------------------------------
@@ -66,11 +69,7 @@ class Renderer:
 
     def _undone(self, reply: r.Undone) -> Out:
         view = reply.view
-        what = (
-            self._("hand #{n}", n=view.hand_no)
-            if view.kind == "hand"
-            else self._("the kong")
-        )
+        what = self._("hand #{n}", n=view.hand_no) if view.kind == "hand" else self._("the kong")
         lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{escape(view.text)}</i>"]
         lines += [self.payment(p, negate=True) for p in view.payments]
         if reply.dealer is not None:
@@ -110,7 +109,10 @@ class Renderer:
         parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
         parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
         maths = self._(
-            "k={k}, base {base}, unit u={unit}", k=value["k"], base=value["base"], unit=value["unit"]
+            "k={k}, base {base}, unit u={unit}",
+            k=value["k"],
+            base=value["base"],
+            unit=value["unit"],
         )
         return "• " + " · ".join(parts) + f"\n  {maths}; {self.formula(value)}"
 
@@ -249,7 +251,9 @@ class Renderer:
 
     def _linked(self, v: r.Linked) -> Out:
         return Out(
-            self._("{guest} is now linked to @{user}.", guest=escape(v.guest), user=escape(v.username))
+            self._(
+                "{guest} is now linked to @{user}.", guest=escape(v.guest), user=escape(v.username)
+            )
         )
 
     # --- views ----------------------------------------------------------------------------
@@ -285,7 +289,8 @@ class Renderer:
                 if p.payee is not None:
                     nets[p.payee] = nets.get(p.payee, Fraction(0)) + p.amount
             summary = " · ".join(
-                f"{escape(n)} {fmt(a, signed=True)}" for n, a in sorted(nets.items(), key=lambda x: -x[1])
+                f"{escape(n)} {fmt(a, signed=True)}"
+                for n, a in sorted(nets.items(), key=lambda x: -x[1])
             )
             mark = " " + self._("[undone]") if view.undone else ""
             when = view.at.strftime("%m-%d %H:%M")
@@ -360,10 +365,10 @@ class Renderer:
         )
 
     def _info(self, v: r.Info) -> Out:
-        params = dict(v.params)
-        usage = str(params.pop("usage", ""))
-        text = escape(self._(v.msgid, **params))
-        return Out(text + (f"\n<code>{escape(usage)}</code>" if usage else ""))
+        params = {k: escape(str(x)) for k, x in v.params.items()}
+        usage = params.pop("usage", "")
+        text = self._(v.msgid, **params)
+        return Out(text + (f"\n<code>{usage}</code>" if usage else ""))
 
     def _rulesview(self, v: r.RulesView) -> Out:
         return Out(rules_text(self._, v))

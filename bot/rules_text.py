@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+
 from bot.i18n import N_
 from bot.numbers import fmt
 from service.replies import RulesView
@@ -10,41 +11,69 @@ from service.replies import RulesView
 Gettext = Callable[..., str]
 
 MAHJONG_RULES = (
-    N_("<b>Mahjong, 1-2-3-4 base</b> (一二三四基数): no chow, no flowers; kong 1 · plain win 2 · "
-       "self-draw 3 · concealed 4."),
-    N_("Multiplier k: 鸡胡 1 · 碰碰胡 2 · 七小对 2 · 七大对 4 · 豪华 8 · 超级豪华 16; "
-       "清一色 ×2; 全求人 ×2 (not when self-drawn). Unit u = b × k, b = 4 if 门清 else 3."),
-    N_("自摸: each pays u · 点炮: k = 1 pays 2 (4 if 门清), k ≥ 2 pays 3u/2 · "
-       "杠上炮, 抢杠, 全求炮, 海底炮, 人胡: 3u · 海底捞月, 天胡, 地胡: each pays 2u."),
-    N_("Kong chains of n: 杠上炮 and 抢杠 ×2^(n−1); 杠上花 all concealed: each pays 2^n·u + n, "
-       "otherwise the first konged player pays 2^n·3u + n. A concealed kong cannot be robbed."),
-    N_("Kong points: exposed and added kongs 1 from the discarder, concealed 1 from each; "
-       "a robbed kong scores nothing."),
-    N_("封胡: a player who gave the winner three melds is sealed and pays the winner's amount "
-       "again (双飞); on a self-draw or 杠上花 he pays it all."),
+    N_(
+        "Mahjong, 1-2-3-4 base (一二三四基数): no chow, no flowers; kong 1 · plain win 2 · "
+        "self-draw 3 · concealed 4."
+    ),
+    N_(
+        "Multiplier k: 鸡胡 1 · 碰碰胡 2 · 七小对 2 · 七大对 4 · 豪华 8 · 超级豪华 16; "
+        "清一色 ×2; 全求人 ×2 (not when self-drawn). Unit u = b × k, b = 4 if 门清 else 3."
+    ),
+    N_(
+        "自摸: each pays u · 点炮: k = 1 pays 2 (4 if 门清), k ≥ 2 pays 3u/2 · "
+        "杠上炮, 抢杠, 全求炮, 海底炮, 人胡: 3u · 海底捞月, 天胡, 地胡: each pays 2u."
+    ),
+    N_(
+        "Kong chains of n: 杠上炮 and 抢杠 ×2^(n−1); 杠上花 all concealed: each pays 2^n·u + n, "
+        "otherwise the first konged player pays 2^n·3u + n. A concealed kong cannot be robbed."
+    ),
+    N_(
+        "Kong points: exposed and added kongs 1 from the discarder, concealed 1 from each; "
+        "a robbed kong scores nothing."
+    ),
+    N_(
+        "封胡: a player who gave the winner three melds is sealed and pays the winner's amount "
+        "again (双飞); on a self-draw or 杠上花 he pays it all."
+    ),
 )
 
 INTERPRETATIONS = (
-    N_("Interpretation: kong points settle at the end of the hand, whatever its outcome "
-       "(also in a drawn hand)."),
-    N_("Interpretation: several winners on one discard are each settled against the discarder "
-       "as if alone."),
-    N_("Interpretation: the dealer keeps the deal after winning or a drawn hand; otherwise the "
-       "deal passes to the next seat. No points for keeping the deal."),
-    N_("Interpretation: with 死双 the sealed player's liability is doubled: another player deals "
-       "in → he pays 2V; he deals in → 3V; self-draw → twice the whole self-draw total."),
+    N_(
+        "Interpretation: kong points settle at the end of the hand, whatever its outcome "
+        "(also in a drawn hand)."
+    ),
+    N_(
+        "Interpretation: several winners on one discard are each settled against the discarder "
+        "as if alone."
+    ),
+    N_(
+        "Interpretation: the dealer keeps the deal after winning or a drawn hand; otherwise the "
+        "deal passes to the next seat. No points for keeping the deal."
+    ),
+    N_(
+        "Interpretation: with 死双 the sealed player's liability is doubled: another player deals "
+        "in → he pays 2V; he deals in → 3V; self-draw → twice the whole self-draw total."
+    ),
 )
 
 K510_RULES = (
-    N_("<b>510K</b>: 5 = 5 points, 10 and K = 10 points. First out +20; each player still "
-       "holding cards −20 and minus the point cards held."),
-    N_("Four players: seats 1+3 vs 2+4; a team's score is its card points, shared equally; "
-       "equal totals: the team of the first player out wins; doubled when the losers took no "
-       "table points and none of them went out first."),
-    N_("Three players: each scores his card points; doubled when the 2nd and 3rd took no table "
-       "points."),
-    N_("Marathon: card points accumulate until a side reaches 500; then the same rules apply to "
-       "the totals and the winners get 10% more."),
+    N_(
+        "510K: 5 = 5 points, 10 and K = 10 points. First out +20; each player still "
+        "holding cards −20 and minus the point cards held."
+    ),
+    N_(
+        "Four players: seats 1+3 vs 2+4; a team's score is its card points, shared equally; "
+        "equal totals: the team of the first player out wins; doubled when the losers took no "
+        "table points and none of them went out first."
+    ),
+    N_(
+        "Three players: each scores his card points; doubled when the 2nd and 3rd took no table "
+        "points."
+    ),
+    N_(
+        "Marathon: card points accumulate until a side reaches 500; then the same rules apply to "
+        "the totals and the winners get 10% more."
+    ),
 )
 
 
@@ -53,7 +82,7 @@ def rules_text(_: Gettext, v: RulesView) -> str:
     lines = [_(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES)]
     lines.append(
         _(
-            "<b>Options here</b>: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
+            "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
             sisuang=on if v.sisuang else off,
             zerosum=on if v.zerosum else off,
             stake=fmt(v.stake) if v.stake else off,
@@ -63,7 +92,7 @@ def rules_text(_: Gettext, v: RulesView) -> str:
 
 
 HELP = N_(
-    "<b>jifen 积分</b> keeps score for mahjong and 510K.\n"
+    "jifen 积分 keeps score for mahjong and 510K.\n"
     "/new mahjong · /new 510k · /new 510k3 [marathon] — open a table\n"
     "/join · /join 小李 · /seats A B C D · /dealer A · /players\n"
     "/gang A an · /gang A ming C · /gang A bu C — record a kong\n"

@@ -10,3 +10,8 @@ class ScoringError(ValueError):
         super().__init__(message)
         self.code = code
         self.params = params
+
+
+def N_(message: str) -> str:
+    """Mark a message for translation by the bot (scoring itself stays in English)."""
+    return message

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Final
 
-from scoring.errors import ScoringError
+from scoring.errors import N_, ScoringError
 from scoring.k510_model import MarathonState, Report510k, Result510k
 
 __all__ = [
@@ -33,18 +33,18 @@ __all__ = [
 ]
 
 K510_ERRORS: Final[dict[str, str]] = {
-    "players_count": "510K is played by 3 or 4 players",
-    "length_mismatch": "one figure per player is needed",
-    "negative_figure": "points are never negative",
-    "not_multiple_of_5": "points are multiples of 5",
-    "over_100": "table and held points exceed the deck's 100",
-    "order_seat": "a seat in the finishing order does not exist",
-    "order_duplicate": "a player appears twice in the finishing order",
-    "end_condition": "the hand ends when one team (4p) / two players (3p) are out",
-    "held_out": "a player who went out holds no cards",
-    "players_mismatch": "the hand has another number of players than the marathon",
-    "marathon_over": "the marathon already has a side at 500 or more",
-    "marathon_not_finished": "no side has reached 500 yet",
+    "players_count": N_("510K is played by 3 or 4 players"),
+    "length_mismatch": N_("one figure per player is needed"),
+    "negative_figure": N_("points are never negative"),
+    "not_multiple_of_5": N_("points are multiples of 5"),
+    "over_100": N_("table and held points exceed the deck's 100"),
+    "order_seat": N_("a seat in the finishing order does not exist"),
+    "order_duplicate": N_("a player appears twice in the finishing order"),
+    "end_condition": N_("the hand ends when one team (4p) / two players (3p) are out"),
+    "held_out": N_("a player who went out holds no cards"),
+    "players_mismatch": N_("the hand has another number of players than the marathon"),
+    "marathon_over": N_("the marathon already has a side at 500 or more"),
+    "marathon_not_finished": N_("no side has reached 500 yet"),
 }
 
 DECK_POINTS: Final = 100

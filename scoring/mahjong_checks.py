@@ -8,40 +8,42 @@ from __future__ import annotations
 
 from typing import Final
 
-from scoring.errors import ScoringError
+from scoring.errors import N_, ScoringError
 from scoring.mahjong_model import DISCARD_WINS, Kong, KongKind, MahjongHand, Pattern, Win, WinType
 
 MAHJONG_ERRORS: Final[dict[str, str]] = {
-    "seat_range": "a seat is outside 0..3",
-    "pays_himself": "a player would pay himself (discarder, kong source or sealed = winner/konger)",
-    "discarder_missing": "a win on another player's tile needs the discarder / robbed player",
-    "discarder_self_draw": "a self-drawn win has no discarder",
-    "renhu_discarder": "人胡 is paid by the dealer: the discarder must be the dealer",
-    "tianhu_not_dealer": "天胡 is the dealer's win",
-    "dihu_dealer": "地胡 cannot be the dealer's win",
-    "renhu_dealer": "人胡 cannot be the dealer's win",
-    "chain_range": "a kong chain has 1 to 4 kongs",
-    "chain_not_applicable": "a kong chain given for a win that has none",
-    "chain_mismatch": "the chain count does not match the chain's kongs",
-    "gangkai_no_kongs": "杠上花 needs the chain's kongs",
-    "chain_konger": "every kong of a 杠上花 chain is the winner's",
-    "menqing_exposed_kong": "a 门清 hand cannot have an exposed kong in its chain",
-    "rob_konger": "the robbed kong chain must be the robbed player's",
-    "rob_concealed": "a chain containing a concealed kong cannot be robbed",
-    "rob_not_added": "only an added kong (补杠) can be robbed",
-    "kong_source_missing": "an exposed or added kong needs the player whose tile was konged",
-    "kong_source_given": "a concealed kong has no source",
-    "qidui_groups": "七对 has 0 to 3 groups of four",
-    "groups_not_qidui": "groups of four count only for 七对",
-    "qidui_quanqiuren": "七对 cannot be 全求人",
-    "quanqiuren_menqing": "全求人 (four melds exposed) cannot be 门清",
-    "sealed_menqing": "封胡 needs three melds off the sealed player: not 门清",
-    "sealed_qidui": "封胡 needs three melds off the sealed player: not 七对",
-    "sealed_special": "天胡, 地胡 and 人胡 cannot have a sealed player",
-    "multi_win_not_discard": "several winners are only possible on one discard",
-    "multi_win_discarder": "several winners must win on the same discard",
-    "multi_win_same_winner": "a player appears twice among the winners",
-    "sealed_winner": "a sealed player cannot win in the same hand",
+    "seat_range": N_("a seat is outside 0..3"),
+    "pays_himself": N_(
+        "a player would pay himself (discarder, kong source or sealed = winner/konger)"
+    ),
+    "discarder_missing": N_("a win on another player's tile needs the discarder / robbed player"),
+    "discarder_self_draw": N_("a self-drawn win has no discarder"),
+    "renhu_discarder": N_("人胡 is paid by the dealer: the discarder must be the dealer"),
+    "tianhu_not_dealer": N_("天胡 is the dealer's win"),
+    "dihu_dealer": N_("地胡 cannot be the dealer's win"),
+    "renhu_dealer": N_("人胡 cannot be the dealer's win"),
+    "chain_range": N_("a kong chain has 1 to 4 kongs"),
+    "chain_not_applicable": N_("a kong chain given for a win that has none"),
+    "chain_mismatch": N_("the chain count does not match the chain's kongs"),
+    "gangkai_no_kongs": N_("杠上花 needs the chain's kongs"),
+    "chain_konger": N_("every kong of a 杠上花 chain is the winner's"),
+    "menqing_exposed_kong": N_("a 门清 hand cannot have an exposed kong in its chain"),
+    "rob_konger": N_("the robbed kong chain must be the robbed player's"),
+    "rob_concealed": N_("a chain containing a concealed kong cannot be robbed"),
+    "rob_not_added": N_("only an added kong (补杠) can be robbed"),
+    "kong_source_missing": N_("an exposed or added kong needs the player whose tile was konged"),
+    "kong_source_given": N_("a concealed kong has no source"),
+    "qidui_groups": N_("七对 has 0 to 3 groups of four"),
+    "groups_not_qidui": N_("groups of four count only for 七对"),
+    "qidui_quanqiuren": N_("七对 cannot be 全求人"),
+    "quanqiuren_menqing": N_("全求人 (four melds exposed) cannot be 门清"),
+    "sealed_menqing": N_("封胡 needs three melds off the sealed player: not 门清"),
+    "sealed_qidui": N_("封胡 needs three melds off the sealed player: not 七对"),
+    "sealed_special": N_("天胡, 地胡 and 人胡 cannot have a sealed player"),
+    "multi_win_not_discard": N_("several winners are only possible on one discard"),
+    "multi_win_discarder": N_("several winners must win on the same discard"),
+    "multi_win_same_winner": N_("a player appears twice among the winners"),
+    "sealed_winner": N_("a sealed player cannot win in the same hand"),
 }
 
 _GANGKAI, _QIANGGANG = WinType.GANGKAI, WinType.QIANGGANG

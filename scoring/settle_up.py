@@ -22,13 +22,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final, Protocol, TypeVar
 
-from scoring.errors import ScoringError
+from scoring.errors import N_, ScoringError
 
 __all__ = ["EXACT_LIMIT", "SETTLE_UP_ERRORS", "settle_up"]
 
 SETTLE_UP_ERRORS: Final[dict[str, str]] = {
-    "balance_not_exact": "a balance is not an int or a Fraction",
-    "balances_not_zero": "the balances do not add up to zero",
+    "balance_not_exact": N_("a balance is not an int or a Fraction"),
+    "balances_not_zero": N_("the balances do not add up to zero"),
 }
 
 EXACT_LIMIT: Final = 14

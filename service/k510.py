@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from scoring import ERROR_CODES
 from scoring.errors import ScoringError
 from scoring.k510 import marathon_add, marathon_finished, score_hand, score_marathon
 from scoring.k510_model import MarathonState, Report510k, Result510k
@@ -44,7 +45,9 @@ def report(tx: Tx, req: Report) -> Recorded:
             result, progress = score_hand(rep, zerosum=table.zerosum), None
     except ScoringError as err:
         raise ServiceError(
-            N_("This report cannot be scored: {problem}"), usage=USAGE_R, problem=str(err)
+            N_("This report cannot be scored: {problem}"),
+            usage=USAGE_R,
+            problem=ERROR_CODES.get(err.code, str(err)),
         ) from err
     if result is not None:
         data["result"] = _result_data(result)

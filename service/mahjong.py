@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from scoring import ERROR_CODES
 from scoring.errors import ScoringError
 from scoring.mahjong import settle_hand
 from scoring.mahjong_model import (
@@ -81,7 +82,9 @@ def _settle(
     try:
         result = settle_hand(hand)
     except ScoringError as err:
-        raise ServiceError(N_("This hand cannot be scored: {problem}"), problem=str(err)) from err
+        raise ServiceError(
+            N_("This hand cannot be scored: {problem}"), problem=ERROR_CODES.get(err.code, str(err))
+        ) from err
     data = {
         "wins": [_win_data(w, v, table) for w, v in zip(wins, result.values, strict=True)],
         "kongs": [_kong_data(k, table) for _, k in kongs],

@@ -23,7 +23,7 @@ def postgres_available() -> bool:
         with create_engine(PG_ADMIN_URL, connect_args={"connect_timeout": 3}).connect() as conn:
             conn.execute(text("SELECT 1"))
         return True
-    except Exception:  # noqa: BLE001 - any failure means "no server here"
+    except Exception:
         return False
 
 

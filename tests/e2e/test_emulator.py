@@ -109,10 +109,13 @@ async def test_long_polling_returns_when_an_update_arrives(
     assert time.monotonic() - started < 20
 
 
-async def test_second_poller_ends_the_first_with_conflict(bot: Bot) -> None:
+async def test_second_poller_ends_the_first_with_conflict(
+    bot: Bot, emulator: EmulatorProcess
+) -> None:
     first = asyncio.create_task(bot.get_updates(timeout=20))
     await asyncio.sleep(0.5)
-    assert await bot.get_updates(timeout=0) == ()
+    async with Bot("123:TEST", base_url=emulator.api_base_url) as second_instance:
+        assert await second_instance.get_updates(timeout=0) == ()
     with pytest.raises(Conflict):
         await asyncio.wait_for(first, 15)
 

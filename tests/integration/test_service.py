@@ -88,7 +88,12 @@ def test_dealer_rotates_and_undo_restores_it(engine: Engine, chat_id: int) -> No
 def test_bad_input_changes_nothing(engine: Engine, chat_id: int) -> None:
     chat = mahjong(engine, chat_id)
     before = events(engine, chat_id), chat.balances()
-    for text in ("/hu Nobody zimo", "/hu Wang pao Wang", "/gang Li ming Li", "/r 1=5 2=5 3=5 4=5 out 1 3"):
+    for text in (
+        "/hu Nobody zimo",
+        "/hu Wang pao Wang",
+        "/gang Li ming Li",
+        "/r 1=5 2=5 3=5 4=5 out 1 3",
+    ):
         with pytest.raises(ServiceError):
             chat.say("Li", text)
     assert (events(engine, chat_id), chat.balances()) == before
