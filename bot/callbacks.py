@@ -37,4 +37,6 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if arg.isdigit() and len(arg) <= 18 else None
     if action == "cancel":
         return Press(action, "") if arg == "" else None
+    if action == "w":
+        return Press(action, arg)  # the wizard decodes and checks its own state
     return None

@@ -11,6 +11,7 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from bot import wizard
 from bot.callbacks import parse_press
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
@@ -18,8 +19,8 @@ from bot.render import Out, Renderer
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
-from service.replies import Reply, SettingChanged
-from service.requests import Link, Request, Reset, SetOption, Setting, Undo
+from service.replies import Reply, SettingChanged, TableView
+from service.requests import Game, Link, Request, Reset, SetOption, Setting, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)
@@ -108,6 +109,9 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if message is None or not message.text:
         return
     renderer = await renderer_for(context, update)
+    if is_bare_hu(message.text):
+        await start_wizard(update, context, renderer)
+        return
     try:
         request = parse(message.text, context.bot.username)
     except NotForThisBot:
@@ -140,6 +144,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await query.answer()
         await query.edit_message_reply_markup(None)
         return
+    if press.action == "w":
+        await wizard_step(update, context, renderer, press.arg)
+        return
     request: Request = (
         Undo(event_id=int(press.arg))
         if press.action == "undo"
@@ -153,6 +160,62 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await query.answer()
     await query.edit_message_reply_markup(None)
     await send(message, renderer.render(reply))
+
+
+def is_bare_hu(text: str) -> bool:
+    words = text.split()
+    return len(words) == 1 and words[0].split("@")[0].lower() == "/hu"
+
+
+async def seats_for_wizard(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> tuple[str, ...] | None:
+    """The seated names of a full mahjong table here, or None after telling why not."""
+    view = await run(update, context, ShowPlayers(), "/players")
+    message = update.effective_message
+    if isinstance(view, TableView) and view.game == Game.MAHJONG and None not in view.seats:
+        return tuple(name for name in view.seats if name is not None)
+    if message is not None:
+        await send(
+            message, renderer.error(N_("The /hu buttons need a full mahjong table here."), {})
+        )
+    return None
+
+
+async def start_wizard(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> None:
+    """Bare /hu: ask step by step with buttons."""
+    seats = await seats_for_wizard(update, context, renderer)
+    if seats is not None and update.effective_message is not None:
+        await send(update.effective_message, wizard.screen(wizard.Wizard(), seats, renderer))
+
+
+async def wizard_step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """Next wizard question, or — at the end — record the hand exactly as the typed command."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    state = wizard.decode(arg)
+    seats = await seats_for_wizard(update, context, renderer) if state else None
+    if state is None or seats is None or (state.winner or 1) > len(seats):
+        await query.answer(renderer._("This button is no longer valid."), show_alert=True)
+        return
+    await query.answer()
+    if state.stage != "go":
+        out = wizard.screen(state, seats, renderer)
+        await query.edit_message_text(out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out))
+        return
+    command = state.command()
+    try:
+        reply = await run(update, context, parse(command), command)
+    except (ParseError, ServiceError) as err:
+        await send(query.message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    typed = renderer._("Typed, this is: {command}", command=f"<code>{html.escape(command)}</code>")
+    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await send(query.message, renderer.render(reply))
 
 
 async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -1,0 +1,146 @@
+"""The /hu button wizard: winner → how → from → pattern → flags → confirm.
+
+Stateless: the whole state rides in the callback data (``v1:w:<winner>.<how>.<from>.<pattern>
+.<flags>.<stage>``), so it survives restarts and works across webhook workers. It ends in the
+same command a user could type, which it shows, so people learn the short form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from bot.callbacks import VERSION, cancel_data
+from bot.i18n import N_
+from bot.labels import FLAG, PATTERN, WIN
+from bot.render import Button, Out, Renderer
+
+HOWS = (
+    "zimo",
+    "pao",
+    "gangkai",
+    "gangpao",
+    "qianggang",
+    "quanqiupao",
+    "haidi",
+    "haidipao",
+    "tianhu",
+    "dihu",
+    "renhu",
+)
+NEEDS_FROM = {"pao", "gangpao", "qianggang", "quanqiupao", "haidipao"}
+HOW_LABEL = {"pao": "dianpao", "haidi": "haidilao"}
+PATTERNS = ("jihu", "pph", "qidui", "qidui1", "qidui2", "qidui3")
+PATTERN_LABEL = {"pph": "pengpenghu", "qidui": "qidui0"}
+FLAGS = ("qys", "mq", "qqr")
+FLAG_LABEL = {"qys": "qingyise", "mq": "menqing", "qqr": "quanqiuren"}
+STATE = re.compile(
+    r"^(?:[1-4](?:\.[a-z]+(?:\.[1-4-](?:\.[a-z0-9]+(?:\.[0-7](?:\.(?:ok|go))?)?)?)?)?)?$"
+)
+
+
+@dataclass(frozen=True)
+class Wizard:
+    winner: int | None = None
+    how: str | None = None
+    source: str | None = None  # a seat digit, or "-" when the way to win has no discarder
+    pattern: str | None = None
+    flags: int | None = None
+    stage: str = ""  # "" while choosing, "ok" to confirm, "go" to record
+
+    def encode(self) -> str:
+        parts = [self.winner, self.how, self.source, self.pattern, self.flags]
+        fields = [str(p) for p in parts if p is not None]
+        if self.stage:
+            fields.append(self.stage)
+        return f"{VERSION}:w:" + ".".join(fields)
+
+    def command(self) -> str:
+        """The typed form of the finished wizard."""
+        words = ["/hu", str(self.winner), self.how or ""]
+        if self.source not in (None, "-"):
+            words.append(str(self.source))
+        if self.pattern and self.pattern != "jihu":
+            words.append(self.pattern)
+        words += [f for i, f in enumerate(FLAGS) if (self.flags or 0) >> i & 1]
+        return " ".join(words)
+
+
+def decode(arg: str) -> Wizard | None:
+    """The wizard state of callback data, or None when it is malformed or inconsistent."""
+    if not STATE.match(arg):
+        return None
+    fields = arg.split(".") if arg else []
+    stage = fields.pop() if fields and fields[-1] in ("ok", "go") else ""
+    values: list[str | None] = [*fields, *[None] * (5 - len(fields))]
+    winner, how, source, pattern, flags = values
+    if how is not None and how not in HOWS:
+        return None
+    if source is not None and (source == "-") != (how not in NEEDS_FROM):
+        return None
+    if source not in (None, "-") and source == winner:
+        return None
+    if pattern is not None and pattern not in PATTERNS:
+        return None
+    return Wizard(
+        winner=int(winner) if winner else None,
+        how=how,
+        source=source,
+        pattern=pattern,
+        flags=int(flags) if flags is not None else None,
+        stage=stage,
+    )
+
+
+def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
+    """The wizard's current question and its buttons."""
+    cancel = Button(r._("Cancel"), cancel_data())
+    if w.winner is None:
+        rows = [
+            Button(f"{i + 1}. {n}", replace(w, winner=i + 1).encode()) for i, n in enumerate(seats)
+        ]
+        return Out(r._(N_("🀄 Who won?")), (*_rows(rows), (cancel,)))
+    who = seats[w.winner - 1]
+    if w.how is None:
+        rows = [
+            Button(
+                r._(WIN[HOW_LABEL.get(h, h)]),
+                replace(w, how=h, source=None if h in NEEDS_FROM else "-").encode(),
+            )
+            for h in HOWS
+        ]
+        return Out(r._(N_("🀄 How did {name} win?"), name=who), (*_rows(rows, 2), (cancel,)))
+    if w.source is None:
+        rows = [
+            Button(f"{i + 1}. {n}", replace(w, source=str(i + 1)).encode())
+            for i, n in enumerate(seats)
+            if i + 1 != w.winner
+        ]
+        return Out(r._(N_("🀄 Who paid?")), (*_rows(rows), (cancel,)))
+    if w.pattern is None:
+        rows = [
+            Button(r._(PATTERN[PATTERN_LABEL.get(p, p)]), replace(w, pattern=p, flags=0).encode())
+            for p in PATTERNS
+        ]
+        return Out(r._(N_("🀄 Which pattern?")), (*_rows(rows, 2), (cancel,)))
+    flags = w.flags or 0
+    if w.stage == "":
+        toggles = [
+            Button(
+                ("✅ " if flags >> i & 1 else "") + r._(FLAG[FLAG_LABEL[f]]),
+                replace(w, flags=flags ^ (1 << i)).encode(),
+            )
+            for i, f in enumerate(FLAGS)
+        ]
+        done = Button(r._(N_("Done")), replace(w, stage="ok").encode())
+        return Out(
+            r._(N_("🀄 Any flags? Tap to toggle, then Done.")), (*_rows(toggles), (done, cancel))
+        )
+    text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
+    record = Button(r._(N_("Record")), replace(w, stage="go").encode())
+    return Out(text, ((record, cancel),))
+
+
+def _rows(buttons: Sequence[Button], width: int = 2) -> tuple[tuple[Button, ...], ...]:
+    return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
