@@ -10,7 +10,6 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     CallbackQueryHandler,
-    CommandHandler,
     MessageHandler,
     filters,
 )
@@ -19,7 +18,6 @@ from telegram.request import BaseRequest
 from bot import handlers
 from bot.config import Config
 from bot.i18n import N_, translator
-from bot.parsing import COMMANDS
 from service.core import Service
 from storage.db import make_engine
 
@@ -70,7 +68,8 @@ def build_application(
     builder = builder.post_init(set_menu).concurrent_updates(False)
     application = builder.build()
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
-    application.add_handler(CommandHandler(list(COMMANDS), handlers.on_command))
+    commands = filters.COMMAND & filters.UpdateType.MESSAGE  # edits are not re-recorded
+    application.add_handler(MessageHandler(commands, handlers.on_command))
     application.add_handler(CallbackQueryHandler(handlers.on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(handlers.on_error)

@@ -75,6 +75,11 @@ class _Lines:
             return await self._queue.get()
         return next(self._iter, None) if self._iter is not None else None
 
+    @property
+    def stopped(self) -> bool:
+        """Whether ``stop`` ended the input."""
+        return self._stopped
+
     def stop(self) -> None:
         """End the input (Ctrl-C)."""
         self._stopped = True
@@ -223,8 +228,8 @@ class _Console:
         await self.application.process_update(Update.de_json(update, self.application.bot))
         deadline = time.monotonic() + HANDLER_WAIT_SECONDS
         while (remaining := deadline - time.monotonic()) > 0:
-            spawned = {task for task in asyncio.all_tasks() - before if not task.done()}
-            spawned.discard(asyncio.current_task())  # type: ignore[arg-type]
+            current = asyncio.current_task()
+            spawned = {t for t in asyncio.all_tasks() - before if not t.done() and t is not current}
             if not spawned:
                 return
             await asyncio.wait(spawned, timeout=remaining)
@@ -306,6 +311,8 @@ async def run_console(
                 out.flush()
             line = await source.next()
             if line is None:
+                if interactive and not source.stopped:
+                    out.write("\n")
                 break
             await console.handle(line)
     finally:

@@ -920,7 +920,7 @@ class FakeBotApi:
                 message_thread_id=message.get("message_thread_id"),
                 text=raw.text,
                 parse_mode=raw.parse_mode,
-                plain_text=message.get("text", message.get("caption", "")),
+                plain_text=str(message.get("text", message.get("caption")) or ""),
                 reply_markup=copy.deepcopy(raw.reply_markup),
                 reply_to_message_id=raw.reply_to_message_id,
                 media_kind=raw.media_kind,
@@ -1206,12 +1206,13 @@ class FakeBotApi:
         raise bad_request("wrong file identifier/HTTP URL specified")
 
     def _media_object(self, kind: str, upload: UploadedFile | None, ref: str | None) -> Any:
+        """The message's ``photo`` (a list of sizes) or ``document`` field."""
         if upload is None:
             digest = hashlib.sha1(str(ref).encode()).hexdigest()
-            ids = {"file_id": f"url-{digest[:24]}", "file_unique_id": digest[:16]}
-            return [ids | {"width": 0, "height": 0}] if kind == "photo" else ids
+            by_url: JSON = {"file_id": f"url-{digest[:24]}", "file_unique_id": digest[:16]}
+            return [by_url | {"width": 0, "height": 0}] if kind == "photo" else by_url
         stored = self._store_file(upload, kind)
-        ids = {
+        ids: JSON = {
             "file_id": stored.file_id,
             "file_unique_id": stored.unique_id,
             "file_size": len(upload.content),

@@ -24,6 +24,7 @@ from service.requests import Game, Link, Request, Reset, SetOption, Setting, Sho
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)
+UNKNOWN_COMMAND = "unknown command /{word}; /help lists the commands"  # a near miss is answered
 ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
@@ -117,7 +118,8 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     except NotForThisBot:
         return
     except ParseError as err:
-        await send(message, renderer.error(err.msgid, err.params, err.usage))
+        if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
+            await send(message, renderer.error(err.msgid, err.params, err.usage))
         return
     try:
         reply = await run(update, context, request, message.text)
@@ -160,6 +162,16 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await query.answer()
     await query.edit_message_reply_markup(None)
     await send(message, renderer.render(reply))
+
+
+def addressed_to_us(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    """Unknown commands are answered in private chats or when they name this bot; in groups
+    they may belong to another bot."""
+    chat, message = update.effective_chat, update.effective_message
+    mention = f"@{context.bot.username}".lower()
+    return (chat is not None and chat.type == ChatType.PRIVATE) or (
+        message is not None and mention in (message.text or "").lower()
+    )
 
 
 def is_bare_hu(text: str) -> bool:

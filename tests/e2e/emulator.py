@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 import tornado.httputil
@@ -497,17 +497,22 @@ class EmulatorClient:
         self._http = httpx.Client(base_url=base_url, timeout=timeout)
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """One control request; the decoded JSON answer (HTTPStatusError on errors)."""
         response = self._http.request(method, path, **kwargs)
         response.raise_for_status()
         return response.json()
 
     def send(self, chat: Any, user: Any, text: str, thread_id: int | None = None) -> JSON:
         """A user's text message; returns the update."""
-        return self._call("POST", "/_test/send", json=_send_body(chat, user, text, thread_id))
+        return cast(
+            JSON, self._call("POST", "/_test/send", json=_send_body(chat, user, text, thread_id))
+        )
 
     def press(self, chat: Any, user: Any, message_id: int, data: str) -> JSON:
         """Press a button (callback_data ``data``) of a bot message; returns the update."""
-        return self._call("POST", "/_test/press", json=_press_body(chat, user, message_id, data))
+        return cast(
+            JSON, self._call("POST", "/_test/press", json=_press_body(chat, user, message_id, data))
+        )
 
     def set_member(self, chat: Any, user: Any, status: str) -> None:
         """Set a member's status in a chat."""
@@ -516,15 +521,17 @@ class EmulatorClient:
 
     def outbox(self, chat_id: Any = None, since: int = 0) -> list[JSON]:
         """The bot's sent/edited/deleted messages after ``since`` (``seq``)."""
-        return self._call("GET", "/_test/outbox", params=_outbox_query(chat_id, since))
+        return cast(
+            list[JSON], self._call("GET", "/_test/outbox", params=_outbox_query(chat_id, since))
+        )
 
     def answers(self, since: int = 0) -> list[JSON]:
         """Callback query answers after ``since``."""
-        return self._call("GET", "/_test/answers", params={"since": since})
+        return cast(list[JSON], self._call("GET", "/_test/answers", params={"since": since}))
 
     def health(self) -> JSON:
         """Liveness and counters (``last_seq``, ``pending_updates``, ``webhook``)."""
-        return self._call("GET", "/_test/health")
+        return cast(JSON, self._call("GET", "/_test/health"))
 
     def last_seq(self) -> int:
         """The current outbox position, to pass as ``since``."""
@@ -533,7 +540,7 @@ class EmulatorClient:
     def wait_for_reply(self, chat: Any, since: int, timeout: float = 10.0) -> list[JSON]:
         """The bot's messages in ``chat`` after ``since`` once there is one; TimeoutError."""
         query = _outbox_query(chat, since, timeout)
-        entries = self._call("GET", "/_test/outbox", params=query, timeout=timeout + 10)
+        entries: list[JSON] = self._call("GET", "/_test/outbox", params=query, timeout=timeout + 10)
         return _replies(entries, chat, timeout)
 
     def close(self) -> None:
@@ -554,18 +561,22 @@ class AsyncEmulatorClient:
         self._http = httpx.AsyncClient(base_url=base_url, timeout=timeout)
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """One control request; the decoded JSON answer (HTTPStatusError on errors)."""
         response = await self._http.request(method, path, **kwargs)
         response.raise_for_status()
         return response.json()
 
     async def send(self, chat: Any, user: Any, text: str, thread_id: int | None = None) -> JSON:
         """A user's text message; returns the update."""
-        return await self._call("POST", "/_test/send", json=_send_body(chat, user, text, thread_id))
+        return cast(
+            JSON,
+            await self._call("POST", "/_test/send", json=_send_body(chat, user, text, thread_id)),
+        )
 
     async def press(self, chat: Any, user: Any, message_id: int, data: str) -> JSON:
         """Press a button of a bot message; returns the update."""
         body = _press_body(chat, user, message_id, data)
-        return await self._call("POST", "/_test/press", json=body)
+        return cast(JSON, await self._call("POST", "/_test/press", json=body))
 
     async def set_member(self, chat: Any, user: Any, status: str) -> None:
         """Set a member's status in a chat."""
@@ -574,11 +585,14 @@ class AsyncEmulatorClient:
 
     async def outbox(self, chat_id: Any = None, since: int = 0) -> list[JSON]:
         """The bot's sent/edited/deleted messages after ``since``."""
-        return await self._call("GET", "/_test/outbox", params=_outbox_query(chat_id, since))
+        return cast(
+            list[JSON],
+            await self._call("GET", "/_test/outbox", params=_outbox_query(chat_id, since)),
+        )
 
     async def health(self) -> JSON:
         """Liveness and counters."""
-        return await self._call("GET", "/_test/health")
+        return cast(JSON, await self._call("GET", "/_test/health"))
 
     async def last_seq(self) -> int:
         """The current outbox position."""
@@ -702,9 +716,12 @@ class EmulatorProcess:
 # ---------------------------------------------------------------- command line
 
 
-async def serve(host: str, port: int, *, token: str | None, privacy: bool) -> None:
+async def serve(
+    host: str, port: int, *, token: str | None, privacy: bool, first_update_id: int
+) -> None:
     """Run the emulator until SIGINT/SIGTERM; print the READY line first."""
-    server = EmulatorServer(FakeBotApi(privacy_mode=privacy), token=token)
+    api = FakeBotApi(privacy_mode=privacy, first_update_id=first_update_id)
+    server = EmulatorServer(api, token=token)
     await server.start(host, port)
     print(f"{READY} {server.base_url}", flush=True)
     stop = asyncio.Event()
@@ -722,12 +739,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8081, help="0 picks a free port")
     parser.add_argument("--token", help="accept only this bot token (default: any)")
     parser.add_argument("--no-privacy", action="store_true", help="deliver all group messages")
+    parser.add_argument(
+        "--first-update-id",
+        type=int,
+        default=int(time.time() * 1000),
+        help="default: the clock in ms, so ids keep growing over runs on one database",
+    )
     parser.add_argument("--verbose", action="store_true", help="log requests to stderr")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     if not args.verbose:
         logging.getLogger("tornado.access").setLevel(logging.ERROR)
-    asyncio.run(serve(args.host, args.port, token=args.token, privacy=not args.no_privacy))
+    privacy = not args.no_privacy
+    first = args.first_update_id
+    asyncio.run(
+        serve(args.host, args.port, token=args.token, privacy=privacy, first_update_id=first)
+    )
 
 
 if __name__ == "__main__":

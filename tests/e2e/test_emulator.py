@@ -19,7 +19,8 @@ from tests.e2e.emulator import AsyncEmulatorClient, EmulatorProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
-GROUP = {"id": -100200, "type": "supergroup", "title": "table"}
+GROUP_ID = -100200
+GROUP = {"id": GROUP_ID, "type": "supergroup", "title": "table"}
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (4).to_bytes(4, "big") + (3).to_bytes(4, "big")
 
 
@@ -69,21 +70,21 @@ async def test_send_message_lands_in_outbox(bot: Bot, client: AsyncEmulatorClien
     assert bot.username == "jifen_bot"
     undo = InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="v1:undo:7")]])
     since = await client.last_seq()
-    sent = await bot.send_message(GROUP["id"], "<b>+18</b> Alice", "HTML", reply_markup=undo)
+    sent = await bot.send_message(GROUP_ID, "<b>+18</b> Alice", "HTML", reply_markup=undo)
     assert sent.text == "+18 Alice"
-    [entry] = await client.wait_for_reply(GROUP["id"], since, timeout=10)
+    [entry] = await client.wait_for_reply(GROUP_ID, since, timeout=10)
     assert (entry["plain_text"], entry["reply_markup"]) == ("+18 Alice", undo.to_dict())
     press = await client.press(GROUP, "Alice", sent.message_id, "v1:undo:7")
     assert press["callback_query"]["message"]["message_id"] == sent.message_id
-    member = await bot.get_chat_member(GROUP["id"], press["callback_query"]["from"]["id"])
+    member = await bot.get_chat_member(GROUP_ID, press["callback_query"]["from"]["id"])
     assert member.status == "administrator"
 
 
 async def test_multipart_upload(bot: Bot, client: AsyncEmulatorClient) -> None:
     await client.set_member(GROUP, "Alice", "member")
-    photo = await bot.send_photo(GROUP["id"], PNG, caption="chart", filename="chart.png")
+    photo = await bot.send_photo(GROUP_ID, PNG, caption="chart", filename="chart.png")
     assert (photo.photo[-1].width, photo.photo[-1].height) == (4, 3)
-    [entry] = await client.outbox(GROUP["id"])
+    [entry] = await client.outbox(GROUP_ID)
     assert (entry["media_kind"], entry["filename"]) == ("photo", "chart.png")
     assert base64.b64decode(entry["content_b64"]) == PNG
 
