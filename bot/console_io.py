@@ -98,10 +98,14 @@ def _pump(
         loop.call_soon_threadsafe(queue.put_nowait, None)
 
 
+def _nothing() -> None:
+    """No-op."""
+
+
 def _on_ctrl_c(lines: _Lines, out: TextIO) -> Callable[[], None]:
     """Make Ctrl-C end the input after the current line; returns the undo function."""
     if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+        return _nothing
     loop = asyncio.get_running_loop()
     previous = signal.getsignal(signal.SIGINT)
 
@@ -118,7 +122,7 @@ def _on_ctrl_c(lines: _Lines, out: TextIO) -> Callable[[], None]:
     try:
         loop.add_signal_handler(signal.SIGINT, interrupted)
     except (NotImplementedError, RuntimeError, ValueError):
-        return lambda: None
+        return _nothing
     return restore
 
 
@@ -299,10 +303,11 @@ async def run_console(
     source = _Lines(lines)
     interactive = bool(getattr(lines, "isatty", lambda: False)())
     owns = not application.running
-    if owns:
-        await start_application(application)
-    restore = _on_ctrl_c(source, out)
+    restore: Callable[[], None] = _nothing
     try:
+        if owns:
+            await start_application(application)
+        restore = _on_ctrl_c(source, out)
         if interactive:
             out.write(BANNER)
         while True:

@@ -23,13 +23,16 @@ POT=$DIR/$DOMAIN.pot
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# 1. Extract. Keep the committed template when only its creation date would change.
+# 1. Extract. Keep the committed template when only its creation date (or the version of
+# jifen or Babel) would change, so that the .po and .mo only change with the messages.
+version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml)
 "$PYBABEL" -q extract -F babel.cfg -k N_ -k _ --no-location --sort-output \
-  --project jifen --msgid-bugs-address "" \
+  --project jifen --version "${version:-0}" \
   --header-comment $'# Translations template for jifen.\n# This file is distributed under the same license as the jifen project.\n#' \
   -o "$tmp/$DOMAIN.pot" bot service scoring storage
-if [ -f "$POT" ] && diff -q <(grep -v '^"POT-Creation-Date:' "$POT") \
-  <(grep -v '^"POT-Creation-Date:' "$tmp/$DOMAIN.pot") >/dev/null; then
+volatile='^"(POT-Creation-Date|Project-Id-Version|Generated-By):'
+if [ -f "$POT" ] && diff -q <(grep -Ev "$volatile" "$POT") \
+  <(grep -Ev "$volatile" "$tmp/$DOMAIN.pot") >/dev/null; then
   echo "$POT: no message changes"
 else
   cp "$tmp/$DOMAIN.pot" "$POT"
@@ -46,15 +49,16 @@ for lang in "${LOCALES[@]}"; do
   fi
 done
 
-# 3. Compile. Babel checks %-style placeholders, but jifen's templates use str.format ({name},
-# checked by tests/unit/test_i18n.py): a literal "10% for" reads to it as a "% f" placeholder.
-# Those false alarms are shown, not fatal; any other error is.
+# 3. Compile. Babel checks the translations of messages that look like %-style templates
+# ("error: <file>.po:<line>: ..."), but jifen's templates use str.format ({name}, checked by
+# tests/unit/test_i18n.py): a literal "10% for" reads to it as a "% f" placeholder. Those
+# false alarms are shown, not fatal; anything else (an unreadable .po, ...) is.
 if ! "$PYBABEL" compile --statistics -d "$DIR" -D "$DOMAIN" 2>"$tmp/compile.log"; then
-  if grep -v -e '^compiling catalog' -e 'translated in' -e 'errors encountered' \
-    -e 'placeholders are incompatible' -e 'positional format placeholders are unbalanced' \
-    "$tmp/compile.log" | grep -q .; then
+  if grep -Ev -e '^compiling catalog |translated in |errors encountered' \
+    -e '^error: .*\.po:[0-9]+: ' "$tmp/compile.log" | grep -q .; then
     cat "$tmp/compile.log" >&2
     exit 1
   fi
+  echo "(ignored: babel's %-format check, not relevant to str.format templates)" >>"$tmp/compile.log"
 fi
 cat "$tmp/compile.log"
