@@ -59,11 +59,13 @@ def zh_messages() -> list:
 
 
 def fields(template: str) -> set[str]:
-    """The str.format replacement fields of `template` ("{name}", "{n!r:>3}"…)."""
+    """The str.format replacement fields of `template`: "{name}", "{n!r:>3}"…"""
     out = set()
     for _literal, name, spec, conversion in string.Formatter().parse(template):
         if name is not None:
-            out.add("{" + name + (f"!{conversion}" if conversion else "") + f":{spec}" + "}")
+            conversion = f"!{conversion}" if conversion else ""
+            spec = f":{spec}" if spec else ""
+            out.add(f"{{{name}{conversion}{spec}}}")
     return out
 
 
@@ -96,7 +98,8 @@ def test_every_zh_translation_is_done_and_keeps_the_placeholders() -> None:
             if want != got:
                 problems.append(f"{m.id!r}: placeholders {sorted(got)} instead of {sorted(want)}")
             else:
-                dummy = {f.strip("{}").split("!")[0].split(":")[0]: "x" for f in want}
+                parsed = string.Formatter().parse(m.id)
+                dummy = {name: "x" for _literal, name, _spec, _conv in parsed if name}
                 try:
                     m.string.format(**dummy)
                 except (KeyError, IndexError, ValueError) as err:
@@ -126,7 +129,9 @@ def test_the_zh_translator_loads_the_catalog() -> None:
     [
         r.HelpView(),
         r.Info(N_("Nothing to undo.")),
-        r.Info(N_("Only the table's last record can be undone (the last is #{last})."), {"last": 7}),
+        r.Info(
+            N_("Only the table's last record can be undone (the last is #{last})."), {"last": 7}
+        ),
         r.Info(N_("No table is open here. Open one first:"), {"usage": "/new mahjong"}),
         r.RulesView(game=None, sisuang=True, zerosum=False, stake=None),
     ],

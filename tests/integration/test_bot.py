@@ -1,0 +1,219 @@
+"""The real PTB Application in-process over the fake Bot API: commands, buttons, admins,
+languages, forum topics, migration — updates built as Telegram sends them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram import Update
+
+from bot.app import build_application
+from bot.config import Config
+from bot.fake_api import Chat, FakeBotApi, OutboxEntry, User
+from bot.offline import OfflineRequest
+from storage.db import make_engine
+from storage.migrate import upgrade
+
+GROUP = Chat(-100500, "supergroup", title="table")
+FORUM = Chat(-100600, "supergroup", title="club", is_forum=True)
+PLAYERS = [
+    User(101 + i, name, username=name.lower(), language_code="en")
+    for i, name in enumerate(("Ann", "Bob", "Cat", "Dan"))
+]
+ANN, BOB, CAT, DAN = PLAYERS
+ZHANG = User(201, "张三", language_code="zh-hans")
+
+
+@dataclass
+class Harness:
+    api: FakeBotApi
+    app: Any
+
+    async def say(
+        self, user: User, text: str, chat: Chat = GROUP, thread: int | None = None
+    ) -> list[OutboxEntry]:
+        seq = self.api.last_seq
+        update = self.api.send_text(chat, user, text, thread)
+        return await self._process(update, seq)
+
+    async def press(
+        self, user: User, entry: OutboxEntry, data: str, chat: Chat = GROUP
+    ) -> list[OutboxEntry]:
+        seq = self.api.last_seq
+        update = self.api.press_button(chat, user, entry.message_id, data)
+        return await self._process(update, seq)
+
+    async def _process(self, update: dict[str, Any], seq: int) -> list[OutboxEntry]:
+        self.api.take_updates()
+        await self.app.process_update(Update.de_json(update, self.app.bot))
+        return self.api.outbox_since(seq)
+
+    async def text(
+        self, user: User, text: str, chat: Chat = GROUP, thread: int | None = None
+    ) -> str:
+        return "\n".join(e.plain_text for e in await self.say(user, text, chat, thread))
+
+    async def seat(
+        self, game: str = "mahjong", chat: Chat = GROUP, thread: int | None = None
+    ) -> None:
+        await self.say(ANN, f"/new {game}", chat, thread)
+        for user in PLAYERS:
+            await self.say(user, "/join", chat, thread)
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[Harness]:
+    api = FakeBotApi()
+    for chat in (GROUP, FORUM):
+        api.add_chat(chat)
+        for user in (*PLAYERS, ZHANG):
+            api.set_member(chat.id, user, "member")
+    api.set_member(GROUP.id, ANN, "creator")
+    api.set_member(GROUP.id, BOB, "administrator")
+    url = f"sqlite:///{tmp_path}/bot.sqlite3"
+    engine = make_engine(url)
+    upgrade(engine)
+    app = build_application(
+        Config(token="123:TEST", database_url=url, rate_limit=False),
+        engine=engine,
+        request=OfflineRequest(api),
+        updates_request=OfflineRequest(api),
+    )
+    await app.initialize()
+    await app.post_init(app)
+    yield Harness(api, app)
+    await app.shutdown()
+    engine.dispose()
+
+
+def undo_button(entries: list[OutboxEntry]) -> tuple[OutboxEntry, str]:
+    for entry in entries:
+        for row in entry.buttons:
+            for button in row:
+                if button["callback_data"].startswith("v1:undo:"):
+                    return entry, button["callback_data"]
+    raise AssertionError("no Undo button")
+
+
+async def test_menu_is_set_in_both_languages(bot: Harness) -> None:
+    assert {c["command"] for c in bot.api.commands()} >= {"hu", "gang", "r", "undo", "standings"}
+    zh = bot.api.commands(language_code="zh")
+    assert any("\u4e00" <= ch <= "\u9fff" for c in zh for ch in c["description"])
+
+
+async def test_a_hand_is_recorded_with_payments_and_an_undo_button(bot: Harness) -> None:
+    await bot.seat()
+    entries = await bot.say(CAT, "/hu@jifen_bot Ann zimo qys pph")
+    text = entries[0].plain_text
+    assert "Bob → Ann 12" in text and "Dan → Ann 12" in text and "u=12" in text
+    entry, data = undo_button(entries)
+    standings = await bot.text(DAN, "/standings")
+    assert standings.splitlines()[-4:] == ["1. Ann +36", "2. Bob -12", "3. Cat -12", "4. Dan -12"]
+    after = await bot.press(DAN, entry, data)
+    assert any("Undone" in e.plain_text for e in after)
+    assert any(e.action == "edited" and not e.buttons for e in after)  # the button is gone
+    assert (await bot.text(DAN, "/standings")).splitlines()[-1] == "4. Dan 0"
+    # The same (stale) button again: refused with an alert, nothing changes.
+    answers = len(bot.api.callback_answers)
+    await bot.press(DAN, entry, data)
+    assert bot.api.callback_answers[answers].show_alert
+
+
+async def test_forged_buttons_are_refused(bot: Harness) -> None:
+    await bot.seat()
+    entries = await bot.say(CAT, "/hu Ann zimo")
+    entry, _ = undo_button(entries)
+    for forged in ("v1:undo:999999", "garbage", "v1:reset:1", "v9:undo:1", "v1:w:9.zz"):
+        before = len(bot.api.callback_answers)
+        await bot.press(DAN, entry, forged)
+        assert bot.api.callback_answers[before].show_alert, forged
+    assert (await bot.text(DAN, "/standings")).splitlines()[1] == "Mahjong points:"
+    assert "1. Ann +9" in await bot.text(DAN, "/standings")
+
+
+async def test_commands_for_other_bots_and_unrelated_commands_are_ignored(bot: Harness) -> None:
+    assert await bot.say(ANN, "/new@other_bot mahjong") == []
+    assert await bot.say(ANN, "/weather") == []
+    assert "did you mean /standings" in await bot.text(ANN, "/standigns")
+
+
+async def test_only_admins_reset_and_the_button_is_checked_again(bot: Harness) -> None:
+    await bot.seat()
+    await bot.say(CAT, "/hu Cat zimo")
+    assert "Only group admins" in await bot.text(CAT, "/reset")
+    ask = await bot.say(BOB, "/reset")
+    confirm = ask[0].buttons[0][0]
+    assert confirm["callback_data"].startswith("v1:reset:")
+    # A member pressing the admin's Confirm button is refused.
+    before = len(bot.api.callback_answers)
+    await bot.press(CAT, ask[0], confirm["callback_data"])
+    assert bot.api.callback_answers[before].show_alert
+    done = await bot.press(ANN, ask[0], confirm["callback_data"])
+    assert any("Season 2 begins" in e.plain_text for e in done)
+    assert "No hands recorded yet." in await bot.text(CAT, "/standings")
+    assert "1. Cat +9" in await bot.text(CAT, "/standings 1")
+
+
+async def test_anonymous_admin_may_change_settings(bot: Harness) -> None:
+    seq = bot.api.last_seq
+    update = bot.api.send_as_anonymous_admin(GROUP, "/set sisuang on")
+    await bot._process(update, seq)
+    assert "死双" in bot.api.outbox_since(seq)[0].plain_text
+    assert "Only group admins" in await bot.text(DAN, "/set sisuang off")
+
+
+async def test_language_follows_the_sender_then_the_chat_setting(bot: Harness) -> None:
+    await bot.seat()
+    zh = await bot.text(ZHANG, "/standings")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh.splitlines()[0])
+    await bot.say(ANN, "/set lang zh")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in (await bot.text(DAN, "/help")))
+    await bot.say(ANN, "/set lang en")
+    assert (await bot.text(ZHANG, "/standings")).startswith("Standings")
+
+
+async def test_forum_topics_have_their_own_tables(bot: Harness) -> None:
+    await bot.seat("mahjong", FORUM, thread=11)
+    await bot.seat("510k", FORUM, thread=22)
+    entries = await bot.say(ANN, "/hu Ann zimo", FORUM, thread=11)
+    assert entries[0].message_thread_id == 11
+    reply = await bot.text(ANN, "/r 1=60 2=0 3=40 4=0 out 1 3", FORUM, thread=22)
+    assert "510K hand" in reply
+    assert "This command is for" in await bot.text(ANN, "/hu Ann zimo", FORUM, thread=22)
+
+
+async def test_group_migration_moves_the_records(bot: Harness) -> None:
+    small = Chat(-4000, "group", title="small")
+    bot.api.add_chat(small)
+    for user in PLAYERS:
+        bot.api.set_member(small.id, user, "member")
+    await bot.seat("mahjong", small)
+    await bot.say(ANN, "/hu Ann zimo", small)
+    update = bot.api.migrate_group(small.id, -100777)
+    for item in [update, *bot.api.take_updates()]:
+        await bot.app.process_update(Update.de_json(item, bot.app.bot))
+    new = Chat(-100777, "supergroup", title="small")
+    assert "1. Ann +9" in await bot.text(ANN, "/standings", new)
+
+
+async def test_the_hu_wizard_ends_in_the_typed_command(bot: Harness) -> None:
+    await bot.seat()
+    screen = (await bot.say(ANN, "/hu"))[0]
+    for label in ("2. Bob", "点炮 on a discard", "3. Cat", "碰碰胡 all pungs", "Done", "Record"):
+        data = next(b["callback_data"] for row in screen.buttons for b in row if b["text"] == label)
+        entries = await bot.press(ANN, screen, data)
+        screen = next((e for e in entries if e.message_id == screen.message_id), screen)
+    text = "\n".join(e.plain_text for e in entries)
+    assert "/hu 2 pao 3 pph" in text and "Cat → Bob 9" in text
+
+
+async def test_errors_name_the_problem_and_show_the_form(bot: Harness) -> None:
+    await bot.seat()
+    text = await bot.text(ANN, "/hu Zed zimo")
+    assert "No seated player 'Zed'" in text and "1 Ann" in text
+    text = await bot.text(ANN, "/r A=5")
+    assert "Write it like this" in text
