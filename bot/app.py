@@ -18,6 +18,7 @@ from telegram.request import BaseRequest
 from bot import handlers
 from bot.config import Config
 from bot.i18n import N_, translator
+from bot.updates import PerChatProcessor
 from service.core import Service
 from storage.db import make_engine
 
@@ -65,7 +66,7 @@ def build_application(
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
     if config.rate_limit and request is None:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
-    builder = builder.post_init(set_menu).concurrent_updates(False)
+    builder = builder.post_init(set_menu).concurrent_updates(PerChatProcessor())
     application = builder.build()
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
     commands = filters.COMMAND & filters.UpdateType.MESSAGE  # edits are not re-recorded

@@ -60,7 +60,7 @@ Chen: /gang Chen ming 老王
 Chen: /hu Chen gangkai
 小李: /hu 2 pao 3 qidui1; 4 pao 3 pph
 老王: /liuju
-老王: /standings
+Chen: /standings
 """
 # 老王 zimo u=12: +36, others -12 · 小李 an kong +3, others -1; 阿张 pao from Chen: 2
 # Chen ming kong from 老王, 杠上花 exposed chain 1, jihu: 老王 pays 2·9+1 = 19
@@ -83,7 +83,7 @@ def test_restart_keeps_balances_and_state(tmp_path: Path) -> None:
     db = tmp_path / "j.sqlite3"
     console(db, MAHJONG_EVENING.replace("老王: /liuju\n", "小李: /gang 小李 bu 阿张\n"))
     # The pending kong survived the restart and settles with the next hand.
-    out = console(db, "老王: /liuju\n老王: /standings\n")
+    out = console(db, "老王: /liuju\nChen: /standings\n")
     expected = dict(EXPECTED)
     expected["小李"] += 1
     expected["阿张"] -= 1

@@ -1,0 +1,143 @@
+"""The real PTB Application in-process over the fake Bot API, fed prepared updates.
+
+Updates are built (as Telegram sends them) before any timing starts; a timed step is
+``Update.de_json`` + ``Application.process_update``, which includes the handler, the service
+and its committed transaction, and the reply through ``OfflineRequest`` to ``FakeBotApi``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from sqlalchemy.engine import Engine
+from telegram import Update
+from telegram.ext import Application, ContextTypes, MessageHandler, filters
+
+from bot.app import build_application
+from bot.config import Config
+from bot.fake_api import JSON, Chat, FakeBotApi, User
+from bot.offline import OfflineRequest
+from storage.db import make_engine
+from storage.migrate import upgrade
+
+AnyApplication: TypeAlias = Application[Any, Any, Any, Any, Any, Any]
+NAMES = ("Ann", "Bob", "Cat", "Dan")
+
+
+def players(chat_index: int) -> tuple[User, ...]:
+    """Four distinct users for a chat (ids unique across chats)."""
+    base = 500_000 + 10 * chat_index
+    return tuple(
+        User(base + seat, name, username=f"{name.lower()}{chat_index}", language_code="en")
+        for seat, name in enumerate(NAMES)
+    )
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message to send: in which chat, by which user, what text."""
+
+    chat: Chat
+    user: User
+    text: str
+
+
+@dataclass
+class Driver:
+    """An initialised Application over its own FakeBotApi."""
+
+    api: FakeBotApi
+    app: AnyApplication
+
+    def prepare(self, messages: Sequence[Message]) -> list[JSON]:
+        """The updates Telegram would deliver for ``messages`` (built now, not timed)."""
+        updates: list[JSON] = []
+        for message in messages:
+            self.api.send_text(message.chat, message.user, message.text)
+            updates.extend(self.api.take_updates())
+        return updates
+
+    async def process(self, update: JSON) -> None:
+        """One update through PTB, as the polling loop hands it over."""
+        await self.app.process_update(Update.de_json(update, self.app.bot))
+
+    async def run(self, updates: Sequence[JSON]) -> float:
+        """Process ``updates`` in order; the elapsed seconds."""
+        start = time.perf_counter()
+        for update in updates:
+            await self.process(update)
+        return time.perf_counter() - start
+
+    async def say(self, message: Message) -> str:
+        """Send one message and return the bot's plain-text answer (for checks)."""
+        seq = self.api.last_seq
+        for update in self.prepare([message]):
+            await self.process(update)
+        return "\n".join(entry.plain_text for entry in self.api.outbox_since(seq))
+
+    async def close(self) -> None:
+        await self.app.shutdown()
+
+
+def new_api(chats: Sequence[Chat]) -> FakeBotApi:
+    """A fake Bot API that knows the chats and their four members."""
+    api = FakeBotApi()
+    for index, chat in enumerate(chats):
+        api.add_chat(chat)
+        for user in players(index):
+            api.set_member(chat.id, user, "member")
+    return api
+
+
+def migrated_engine(url: str) -> Engine:
+    engine = make_engine(url)
+    upgrade(engine)
+    return engine
+
+
+async def bot_driver(engine: Engine, url: str, chats: Sequence[Chat]) -> Driver:
+    """The product Application (handlers, service, database) over a fake Bot API."""
+    api = new_api(chats)
+    config = Config(token="123:BENCH", database_url=url, rate_limit=False)
+    app = build_application(
+        config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
+    )
+    await app.initialize()
+    return Driver(api, app)
+
+
+async def _echo(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
+    message = update.effective_message
+    if message is not None and message.text:
+        await message.reply_text(message.text, do_quote=False)
+
+
+async def echo_driver(chats: Sequence[Chat]) -> Driver:
+    """A bare PTB echo bot over the same fake request layer: the baseline."""
+    api = new_api(chats)
+    request = OfflineRequest(api)
+    app = (
+        Application.builder()
+        .token("123:BENCH")
+        .request(request)
+        .get_updates_request(OfflineRequest(api))
+        .concurrent_updates(False)
+        .build()
+    )
+    app.add_handler(MessageHandler(filters.COMMAND & filters.UpdateType.MESSAGE, _echo))
+    await app.initialize()
+    return Driver(api, app)
+
+
+def quiet_logs() -> None:
+    """PTB and SQLAlchemy stay silent (nothing is printed but the JSON)."""
+    logging.basicConfig(level=logging.ERROR)
+    for name in ("telegram", "httpx", "sqlalchemy", "alembic"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+Step: TypeAlias = Callable[[], Awaitable[None]]
