@@ -73,6 +73,13 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     return member.status in ADMIN_STATUSES
 
 
+def needs_admin_check(request: Request) -> bool:
+    """Admin-only requests, and an Undo button (another table's hand needs an admin)."""
+    return isinstance(request, ADMIN_ONLY) or (
+        isinstance(request, Undo) and request.event_id is not None
+    )
+
+
 def markup(out: Out) -> InlineKeyboardMarkup | None:
     if not out.buttons:
         return None
@@ -97,7 +104,7 @@ async def run(
         chat_id=chat.id,
         actor=actor_of(update),
         thread_id=thread_of(update.effective_message),
-        is_admin=await is_admin(update, context) if isinstance(request, ADMIN_ONLY) else False,
+        is_admin=await is_admin(update, context) if needs_admin_check(request) else False,
         update_id=update.update_id,
         text=text,
     )
@@ -225,7 +232,8 @@ async def wizard_step(
     except (ParseError, ServiceError) as err:
         await send(query.message, renderer.error(err.msgid, err.params, err.usage))
         return
-    typed = renderer._("Typed, this is: {command}", command=f"<code>{html.escape(command)}</code>")
+    code = f"<code>{html.escape(command)}</code>"
+    typed = renderer._("Typed, this is: {command}", command=code)
     await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
     await send(query.message, renderer.render(reply))
 

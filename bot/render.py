@@ -47,12 +47,19 @@ class Renderer:
         return handler(reply)
 
     def error(self, msgid: str, params: Mapping[str, Any], usage: str = "") -> Out:
-        # A "problem" is itself a message (a scoring rule) and is translated too.
-        shown = {k: self._(str(v)) if k == "problem" else escape(str(v)) for k, v in params.items()}
+        shown = {k: self._param(k, v) for k, v in params.items()}
         text = "⚠️ " + self._(msgid, **shown)
         if usage:
             text += "\n" + self._("Write it like this:") + f"\n<code>{self._(usage)}</code>"
         return Out(text)
+
+    def _param(self, key: str, value: object) -> str:
+        """A message parameter: rule texts and game names are translated, the rest escaped."""
+        if key == "problem":
+            return self._(str(value))
+        if key in ("game", "wanted"):
+            return "/".join(self._(labels.GAME.get(g, g)) for g in str(value).split("/"))
+        return escape(str(value))
 
     # --- recording -------------------------------------------------------------------------
 
@@ -185,7 +192,7 @@ class Renderer:
         if result["doubled"]:
             lines.append(self._("Doubled ×2 (the losers took no table points)."))
         if Fraction(result["bonus"]):
-            lines.append(self._("Marathon bonus: +10% for the winners."))
+            lines.append(self._("Marathon bonus: the winners get 10 percent more."))
         if result["incomplete"]:
             total = sum(data["table"]) + sum(data["held"])
             lines.append(self._("Note: the figures add up to {total}, not 100.", total=total))
@@ -268,7 +275,7 @@ class Renderer:
         if not v.sections:
             lines.append(self._("No hands recorded yet."))
         for unit, rows in v.sections:
-            lines.append(self._(labels.UNIT[unit]) + ":")
+            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
             lines += [
                 f"{i}. {escape(name)} {fmt(amount, signed=True)}"
                 for i, (name, amount) in enumerate(rows, 1)
@@ -306,7 +313,7 @@ class Renderer:
         for unit, plan in v.sections:
             if not plan:
                 continue
-            lines.append(self._(labels.UNIT[unit]) + ":")
+            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
             for payer, payee, amount in plan:
                 money = f" (= {fmt(amount * v.stake)})" if v.stake else ""
                 lines.append(f"{escape(payer)} → {escape(payee)} {fmt(amount)}{money}")
@@ -365,8 +372,8 @@ class Renderer:
         )
 
     def _info(self, v: r.Info) -> Out:
-        params = {k: escape(str(x)) for k, x in v.params.items()}
-        usage = params.pop("usage", "")
+        params = {k: self._param(k, x) for k, x in v.params.items() if k != "usage"}
+        usage = self._(str(v.params["usage"])) if "usage" in v.params else ""
         text = self._(v.msgid, **params)
         return Out(text + (f"\n<code>{usage}</code>" if usage else ""))
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from service.errors import N_, ServiceError
+from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, Undone
 from service.requests import Game, Undo
 from service.unit import Tx
@@ -99,6 +99,9 @@ def _target(tx: Tx, req: Undo) -> Event | None:
         raise ServiceError(N_("That record was already undone."))
     if event.season_id != tx.season.id:
         raise ServiceError(N_("That record belongs to an archived season."))
+    here = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+    if (here is None or event.table_id != here.id) and not tx.ctx.is_admin:
+        raise Forbidden(N_("That record belongs to another table; only group admins can undo it."))
     last = repo.last_live_event(
         tx.session, table_id=event.table_id or 0, season_id=event.season_id, kinds=RECORDS
     )

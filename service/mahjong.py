@@ -169,7 +169,7 @@ def _gangkai_chain(
     if len(mine) < n:
         raise ServiceError(
             N_("{name} has {have} kong(s) recorded in this hand, not {n}. Which kong was it?"),
-            usage="/hu A gangkai an | gangkai ming <from> | gangkai an bu <from>",
+            usage=N_("/hu A gangkai an | gangkai ming <from> | gangkai an bu <from>"),
             name=people[winner].name,
             have=len(mine),
             n=n,

@@ -36,7 +36,7 @@ def season_for(session: Session, chat_id: int, number: int | None) -> Season:
     season = repo.season_by_number(session, chat_id, number)
     if season is None:
         raise ServiceError(
-            N_("There is no season {n}. See /seasons."), usage="/standings [season]", n=number
+            N_("There is no season {n}. See /seasons."), usage=N_("/standings [season]"), n=number
         )
     return season
 

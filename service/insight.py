@@ -1,0 +1,537 @@
+"""Insight into a season: /stats, /chart (the data behind the picture) and /export (the ledger).
+
+Read-only, no Telegram and no plotting here. A season is loaded in four queries (its hands, its
+transfers, the tables they were played at and the chat's players), whatever its length.
+
+Definitions (live hands only; undone hands count nowhere but in the export):
+- hands: the hands of the game a player was seated for.
+- wins: the hands a player won (several winners on one discard: one win each).
+- self-draws: wins on a tile the winner drew himself: 自摸, 海底捞月, 杠上花 (whoever pays for
+  it: the replacement tile is drawn from the wall), 天胡, 地胡.
+- deal-ins: wins on a player's tile: 点炮, 杠上炮, 抢杠 (the robbed player), 全求炮, 海底炮, and
+  人胡 (the discarder given, else the dealer who paid).
+- biggest win / average win: the largest / mean net result of the hands a player won, with the
+  hand's kong and 封胡 payments (exact fractions).
+- head-to-head: for each pair, what each paid the other (every mahjong payment), netted.
+- 510K: hands, first out, and wins: results (a hand, or a finished marathon) won by the player's
+  team (four players) or by the player (three players).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from service.requests import Chart, Export, Stats
+from service.views import UNITS, season_for
+from storage import repository as repo
+from storage.models import Event, GameTable, Season, Transfer
+
+#: Win types on a tile the winner drew (service documentation above).
+SELF_DRAWN = frozenset({"zimo", "haidilao", "gangkai", "tianhu", "dihu"})
+#: Win types on another player's tile: that player dealt in.
+DEALT_IN = frozenset({"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao", "renhu"})
+#: The English CSV header (a translated one can be passed to `export_csv`).
+HEADER = (
+    "time (UTC)",
+    "hand",
+    "game",
+    "payer",
+    "payee",
+    "amount",
+    "reason",
+    "recorded by",
+    "undone",
+)
+TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
+CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others are exact
+
+
+def unit_of(game: str) -> str:
+    """The unit a game scores in: mahjong points or 510K scores."""
+    return "mahjong" if game == "mahjong" else "510k"
+
+
+# --- replies ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MahjongLine:
+    name: str
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    biggest: Fraction | None  # the best net of a hand won; None: no win
+    average: Fraction | None  # the mean net of the hands won; None: no win
+    net: Fraction  # the season's balance (equals /standings)
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Between two players: `payer` paid `payee` `paid` and got `back` from them; net ≥ 0."""
+
+    payer: str
+    payee: str
+    paid: Fraction
+    back: Fraction
+
+    @property
+    def net(self) -> Fraction:
+        return self.paid - self.back
+
+
+@dataclass(frozen=True)
+class K510Line:
+    name: str
+    hands: int
+    first_out: int
+    wins: int  # results won (team wins with four players)
+    results: int  # results taken part in: scored hands and finished marathons
+    net: Fraction
+
+
+@dataclass(frozen=True)
+class StatsView:
+    season: int
+    archived: bool
+    mahjong_hands: int
+    mahjong: tuple[MahjongLine, ...]  # best balance first
+    head_to_head: tuple[HeadToHead, ...]  # largest net first
+    k510_hands: int
+    k510: tuple[K510Line, ...]
+    undone: int  # undone hands, left out
+
+    @property
+    def empty(self) -> bool:
+        return not self.mahjong_hands and not self.k510_hands
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    name: str
+    values: tuple[Fraction, ...]  # the balance at the start (0), then after each hand
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    unit: str  # "mahjong" | "510k"
+    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    lines: tuple[ChartLine, ...]  # best final balance first
+
+
+@dataclass(frozen=True)
+class ChartData:
+    season: int
+    archived: bool
+    series: tuple[ChartSeries, ...]  # in UNITS order; none: nothing to draw
+
+    @property
+    def filename(self) -> str:
+        return f"jifen-season-{self.season}.png"
+
+    @property
+    def hands(self) -> int:
+        return sum(len(s.hand_nos) for s in self.series)
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    at: datetime  # UTC
+    hand_no: int | None
+    game: str  # "mahjong" | "510k" | "510k3"
+    payer: str | None  # None: the table (510K)
+    payee: str | None
+    amount: Fraction
+    reason: str  # "win" | "sealed" | "kong" | "score"
+    recorded_by: str
+    undone: bool
+
+    @property
+    def unit(self) -> str:
+        return unit_of(self.game)
+
+
+@dataclass(frozen=True)
+class ExportData:
+    season: int
+    archived: bool
+    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+
+    @property
+    def filename(self) -> str:
+        return f"jifen-season-{self.season}.csv"
+
+    @property
+    def hands(self) -> int:
+        return len({r.hand_no for r in self.rows})
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Hand:
+    event: Event
+    seats: tuple[int | None, ...]  # player ids in seat order
+    transfers: tuple[Transfer, ...]
+
+    @property
+    def live(self) -> bool:
+        return self.event.undone_by is None
+
+    def net(self) -> dict[int, Fraction]:
+        out: dict[int, Fraction] = defaultdict(Fraction)
+        for t in self.transfers:
+            if t.payer_id is not None:
+                out[t.payer_id] -= t.amount
+            if t.payee_id is not None:
+                out[t.payee_id] += t.amount
+        return out
+
+
+@dataclass(frozen=True)
+class _Season:
+    season: Season
+    hands: tuple[_Hand, ...]  # oldest first, undone ones included
+    names: Mapping[int, str]  # player id → current name
+
+    def live(self, unit: str) -> list[_Hand]:
+        return [h for h in self.hands if h.live and unit_of(h.event.game) == unit]
+
+    def name(self, pid: int) -> str:
+        return self.names.get(pid, "?")
+
+
+def _load(session: Session, chat_id: int, number: int | None) -> _Season:
+    season = season_for(session, chat_id, number)
+    sid = season.id or 0
+    events = session.exec(
+        select(Event).where(Event.season_id == sid, Event.kind == "hand").order_by(col(Event.seq))
+    ).all()
+    by_event: dict[int, list[Transfer]] = defaultdict(list)
+    for t in session.exec(
+        select(Transfer).where(Transfer.season_id == sid).order_by(col(Transfer.id))
+    ).all():
+        by_event[t.event_id].append(t)
+    table_ids = {e.table_id for e in events if e.table_id is not None}
+    tables = (
+        {
+            t.id: t
+            for t in session.exec(select(GameTable).where(col(GameTable.id).in_(table_ids))).all()
+            if t.id is not None
+        }
+        if table_ids
+        else {}
+    )
+    names = {p.id: p.name for p in repo.players_of_chat(session, chat_id) if p.id is not None}
+    hands = tuple(
+        _Hand(e, _seat_ids(e, tables.get(e.table_id or 0), names), tuple(by_event[e.id or 0]))
+        for e in events
+    )
+    return _Season(season, hands, names)
+
+
+def _seat_ids(
+    event: Event, table: GameTable | None, names: Mapping[int, str]
+) -> tuple[int | None, ...]:
+    """Who sat where for a hand: `data["seats"]` when recorded, else the table's seats checked
+    against the names the hand recorded (a reseated table: a unique player of that name)."""
+    data = event.data
+    if "seats" in data:
+        return tuple(data["seats"])
+    recorded: Sequence[str] = data.get("names", [])
+    seats = table.seats if table is not None and len(table.seats) == len(recorded) else []
+    by_name: dict[str, list[int]] = defaultdict(list)
+    for pid, name in names.items():
+        by_name[name.casefold()].append(pid)
+    out: list[int | None] = []
+    for i, name in enumerate(recorded):
+        at_table = seats[i] if seats else None
+        same = by_name.get(name.casefold(), [])
+        if at_table is not None and names.get(at_table, "").casefold() == name.casefold():
+            out.append(at_table)
+        elif len(same) == 1:
+            out.append(same[0])
+        else:
+            out.append(at_table)
+    return tuple(out)
+
+
+# --- /stats -------------------------------------------------------------------------------
+
+
+def stats(session: Session, chat_id: int, req: Stats) -> StatsView:
+    """Per player counts of the season's live hands, for each game."""
+    loaded = _load(session, chat_id, req.season)
+    mahjong = loaded.live("mahjong")
+    k510 = loaded.live("510k")
+    return StatsView(
+        season=loaded.season.number,
+        archived=loaded.season.archived_at is not None,
+        mahjong_hands=len(mahjong),
+        mahjong=_mahjong_lines(loaded, mahjong),
+        head_to_head=_head_to_head(loaded, mahjong),
+        k510_hands=len(k510),
+        k510=_k510_lines(loaded, k510),
+        undone=sum(1 for h in loaded.hands if not h.live),
+    )
+
+
+def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine, ...]:
+    played: dict[int, int] = defaultdict(int)
+    self_draws: dict[int, int] = defaultdict(int)
+    deal_ins: dict[int, int] = defaultdict(int)
+    won: dict[int, list[Fraction]] = defaultdict(list)  # the net of each hand won
+    total: dict[int, Fraction] = defaultdict(Fraction)
+    for hand in hands:
+        net = hand.net()
+        for pid in _people(hand):
+            played[pid] += 1
+        for pid, amount in net.items():
+            total[pid] += amount
+        for win in hand.event.data.get("wins", []):
+            winner = int(win["winner"])
+            how = str(win["value"]["how"])
+            won[winner].append(net.get(winner, Fraction(0)))
+            if how in SELF_DRAWN:
+                self_draws[winner] += 1
+            dealer_in = _dealt_in(hand, win) if how in DEALT_IN else None
+            if dealer_in is not None:
+                deal_ins[dealer_in] += 1
+    lines = [
+        MahjongLine(
+            name=loaded.name(pid),
+            hands=played[pid],
+            wins=len(won[pid]),
+            self_draws=self_draws[pid],
+            deal_ins=deal_ins[pid],
+            biggest=max(won[pid]) if won[pid] else None,
+            average=sum(won[pid], Fraction(0)) / len(won[pid]) if won[pid] else None,
+            net=total[pid],
+        )
+        for pid in set(played) | set(total)
+    ]
+    return tuple(sorted(lines, key=lambda x: (-x.net, x.name.casefold())))
+
+
+def _people(hand: _Hand) -> set[int]:
+    """Everyone at the table for a hand: its seats and anyone it paid or charged."""
+    out = {pid for pid in hand.seats if pid is not None}
+    for t in hand.transfers:
+        out.update(pid for pid in (t.payer_id, t.payee_id) if pid is not None)
+    return out
+
+
+def _dealt_in(hand: _Hand, win: Mapping[str, Any]) -> int | None:
+    """The player on whose tile `win` was made: the discarder recorded, else (人胡 with none
+    given) the one who paid the win."""
+    if win.get("discarder") is not None:
+        return int(win["discarder"])
+    winner = int(win["winner"])
+    payers = [t.payer_id for t in hand.transfers if t.reason == "win" and t.payee_id == winner]
+    return payers[0] if len(payers) == 1 else None
+
+
+def _head_to_head(loaded: _Season, hands: Sequence[_Hand]) -> tuple[HeadToHead, ...]:
+    paid: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
+    for hand in hands:
+        for t in hand.transfers:
+            if t.payer_id is not None and t.payee_id is not None:
+                paid[(t.payer_id, t.payee_id)] += t.amount
+    pairs = []
+    for a, b in {tuple(sorted(pair)) for pair in paid}:
+        ab, ba = paid.get((a, b), Fraction(0)), paid.get((b, a), Fraction(0))
+        payer, payee, out, back = (a, b, ab, ba) if ab >= ba else (b, a, ba, ab)
+        pairs.append(HeadToHead(loaded.name(payer), loaded.name(payee), out, back))
+    return tuple(sorted(pairs, key=lambda p: (-p.net, p.payer.casefold(), p.payee.casefold())))
+
+
+def _k510_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[K510Line, ...]:
+    played: dict[int, int] = defaultdict(int)
+    first: dict[int, int] = defaultdict(int)
+    wins: dict[int, int] = defaultdict(int)
+    results: dict[int, int] = defaultdict(int)
+    total: dict[int, Fraction] = defaultdict(Fraction)
+    for hand in hands:
+        data = hand.event.data
+        for pid in _people(hand):
+            played[pid] += 1
+        for pid, amount in hand.net().items():
+            total[pid] += amount
+        order = data.get("order") or []
+        out_first = _seat(hand, int(order[0])) if order else None
+        if out_first is not None:
+            first[out_first] += 1
+        result = data.get("result")
+        if result is None:
+            continue
+        for pid in _people(hand):
+            results[pid] += 1
+        for seat in _winning_seats(result, len(hand.seats)):
+            pid = _seat(hand, seat)
+            if pid is not None:
+                wins[pid] += 1
+    lines = [
+        K510Line(
+            name=loaded.name(pid),
+            hands=played[pid],
+            first_out=first[pid],
+            wins=wins[pid],
+            results=results[pid],
+            net=total[pid],
+        )
+        for pid in set(played) | set(total)
+    ]
+    return tuple(sorted(lines, key=lambda x: (-x.net, x.name.casefold())))
+
+
+def _seat(hand: _Hand, seat: int) -> int | None:
+    return hand.seats[seat] if 0 <= seat < len(hand.seats) else None
+
+
+def _winning_seats(result: Mapping[str, Any], players: int) -> tuple[int, ...]:
+    """Four players: the winning team's seats (team 0 = seats 1+3); three: the winner's."""
+    winner = int(result["winner"])
+    if result.get("team_points") is not None and players == 4:
+        return (winner, winner + 2)
+    return (winner,)
+
+
+# --- /chart -------------------------------------------------------------------------------
+
+
+def chart_data(session: Session, chat_id: int, req: Chart) -> ChartData:
+    """Each player's balance over the season's live hands, one series per game."""
+    loaded = _load(session, chat_id, req.season)
+    series = []
+    for unit in UNITS:
+        hands = loaded.live(unit)
+        if hands:
+            series.append(_series(loaded, unit, hands))
+    return ChartData(
+        season=loaded.season.number,
+        archived=loaded.season.archived_at is not None,
+        series=tuple(series),
+    )
+
+
+def _series(loaded: _Season, unit: str, hands: Sequence[_Hand]) -> ChartSeries:
+    people: set[int] = set()
+    for hand in hands:
+        people |= _people(hand)
+    balance = dict.fromkeys(people, Fraction(0))
+    values: dict[int, list[Fraction]] = {pid: [Fraction(0)] for pid in people}
+    for hand in hands:
+        for pid, amount in hand.net().items():
+            balance[pid] += amount
+        for pid in people:
+            values[pid].append(balance[pid])
+    lines = sorted(
+        (ChartLine(loaded.name(pid), tuple(values[pid])) for pid in people),
+        key=lambda line: (-line.values[-1], line.name.casefold()),
+    )
+    return ChartSeries(
+        unit=unit, hand_nos=tuple(h.event.hand_no or 0 for h in hands), lines=tuple(lines)
+    )
+
+
+# --- /export ------------------------------------------------------------------------------
+
+
+def export_rows(session: Session, chat_id: int, req: Export) -> ExportData:
+    """The season's ledger: one row per payment of every hand, undone ones marked."""
+    loaded = _load(session, chat_id, req.season)
+    rows = tuple(
+        ExportRow(
+            at=_utc(hand.event.created_at),
+            hand_no=hand.event.hand_no,
+            game=hand.event.game,
+            payer=None if t.payer_id is None else loaded.name(t.payer_id),
+            payee=None if t.payee_id is None else loaded.name(t.payee_id),
+            amount=t.amount,
+            reason=t.reason,
+            recorded_by=hand.event.recorded_by_name,
+            undone=not hand.live,
+        )
+        for hand in loaded.hands
+        for t in hand.transfers
+    )
+    return ExportData(
+        season=loaded.season.number, archived=loaded.season.archived_at is not None, rows=rows
+    )
+
+
+def export_csv(
+    data: ExportData,
+    header: Sequence[str] = HEADER,
+    *,
+    table: str = TABLE,
+    yes_no: tuple[str, str] = ("yes", "no"),
+) -> bytes:
+    """The ledger as CSV: UTF-8 with a BOM (spreadsheets then read Chinese right), CRLF lines,
+    amounts as exact decimals, names guarded against being read as formulas."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    for row in data.rows:
+        writer.writerow(
+            (
+                row.at.strftime("%Y-%m-%d %H:%M:%S"),
+                "" if row.hand_no is None else row.hand_no,
+                row.game,
+                _cell(table if row.payer is None else row.payer),
+                _cell(table if row.payee is None else row.payee),
+                decimal_text(row.amount),
+                row.reason,
+                _cell(row.recorded_by),
+                yes_no[0] if row.undone else yes_no[1],
+            )
+        )
+    return buf.getvalue().encode("utf-8-sig")
+
+
+def decimal_text(value: Fraction) -> str:
+    """A fraction as decimal text: exact when it has a finite decimal (22.5), else rounded to
+    CSV_DECIMALS places (a third)."""
+    exact = Decimal(value.numerator) / Decimal(value.denominator)
+    d = value.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d != 1:
+        exact = exact.quantize(Decimal(1).scaleb(-CSV_DECIMALS), ROUND_HALF_EVEN)
+    text = format(exact.normalize(), "f") if exact != exact.to_integral() else str(int(exact))
+    return text
+
+
+def _cell(text: str) -> str:
+    """Free text (a name) that a spreadsheet would run as a formula gets a leading quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _utc(at: datetime) -> datetime:
+    """Stored times are UTC; SQLite hands them back naive."""
+    return at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo is not None else at
+
+
+def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:
+    """(unit, name) → the sum of the live rows: what /standings shows."""
+    out: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
+    for row in rows:
+        if row.undone:
+            continue
+        if row.payer is not None:
+            out[(row.unit, row.payer)] -= row.amount
+        if row.payee is not None:
+            out[(row.unit, row.payee)] += row.amount
+    return dict(out)
