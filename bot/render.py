@@ -285,7 +285,8 @@ class Renderer:
         return Out("\n".join(lines))
 
     def _historyview(self, v: r.HistoryView) -> Out:
-        lines = [f"<b>{self._('Last hands, season {n}', n=v.season)}</b>"]
+        title = self._("Last hands, season {n}", n=v.season)
+        lines = [f"<b>{title}</b>"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
@@ -307,7 +308,8 @@ class Renderer:
         return Out("\n".join(lines))
 
     def _settleview(self, v: r.SettleView) -> Out:
-        lines = [f"<b>{self._('To square season {n}:', n=v.season)}</b>"]
+        title = self._("To square season {n}:", n=v.season)
+        lines = [f"<b>{title}</b>"]
         if not any(plan for _, plan in v.sections):
             lines.append(self._("Everyone is square."))
         for unit, plan in v.sections:
@@ -324,7 +326,8 @@ class Renderer:
         return Out("\n".join(lines))
 
     def _seasonsview(self, v: r.SeasonsView) -> Out:
-        lines = [f"<b>{self._('Seasons')}</b>"]
+        title = self._("Seasons")
+        lines = [f"<b>{title}</b>"]
         if not v.seasons:
             lines.append(self._("No seasons yet."))
         for s in v.seasons:
