@@ -25,7 +25,7 @@ from storage.models import Event, GameTable, Player, Transfer
 
 UNIT = "510k"
 TARGET = 500
-USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"
+USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
 
 
 def report(tx: Tx, req: Report) -> Recorded:

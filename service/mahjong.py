@@ -34,8 +34,7 @@ from storage import repository as repo
 from storage.models import Event, GameTable, Player, Transfer
 
 UNIT = "mahjong"
-USAGE_GANG = "/gang <player> an | ming <from> | bu <from>"
-USAGE_HU = "/hu <winner> <how> [pattern] [flags]"
+USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
 NEEDS_FROM = DISCARD_WINS - {WinType.RENHU}
 
 

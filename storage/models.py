@@ -89,6 +89,7 @@ class Event(SQLModel, table=True):
         UniqueConstraint("chat_id", "seq"),
         UniqueConstraint("chat_id", "hand_no"),
         Index("ix_event_table_seq", "table_id", "seq"),
+        Index("ix_event_season_kind_seq", "season_id", "kind", "seq"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

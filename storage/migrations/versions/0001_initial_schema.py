@@ -124,6 +124,7 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_event_chat_id'), ['chat_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_event_season_id'), ['season_id'], unique=False)
         batch_op.create_index('ix_event_table_seq', ['table_id', 'seq'], unique=False)
+        batch_op.create_index('ix_event_season_kind_seq', ['season_id', 'kind', 'seq'], unique=False)
 
     op.create_table('transfer',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -157,6 +158,7 @@ def downgrade() -> None:
     op.drop_table('transfer')
     with op.batch_alter_table('event', schema=None) as batch_op:
         batch_op.drop_index('ix_event_table_seq')
+        batch_op.drop_index('ix_event_season_kind_seq')
         batch_op.drop_index(batch_op.f('ix_event_season_id'))
         batch_op.drop_index(batch_op.f('ix_event_chat_id'))
 
