@@ -6,7 +6,7 @@ import asyncio
 import html
 import logging
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -16,9 +16,11 @@ from bot.callbacks import parse_press
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
 from bot.render import Out, Renderer
+from bot.render_insight import chart_caption, chart_png, export_caption
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
+from service.insight import ChartData, ExportData, export_csv
 from service.replies import Reply, SettingChanged, TableView
 from service.requests import Game, Link, Request, Reset, SetOption, Setting, ShowPlayers, Undo
 
@@ -135,7 +137,25 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     if isinstance(reply, SettingChanged) and reply.key == Setting.LANG:
         renderer = Renderer(reply.value)
+    if isinstance(reply, ChartData | ExportData):
+        await send_file(message, renderer, reply)
+        return
     await send(message, renderer.render(reply))
+
+
+async def send_file(message: Message, r: Renderer, data: ChartData | ExportData) -> None:
+    """/chart as a photo, /export as a CSV document (the console writes them to files)."""
+    if isinstance(data, ExportData):
+        document = InputFile(export_csv(data), filename=data.filename)
+        caption = export_caption(r, data)
+        await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
+        return
+    if not data.series:
+        await send(message, Out(chart_caption(r, data)))
+        return
+    png = await asyncio.to_thread(chart_png, r, data)
+    photo = InputFile(png, filename=data.filename)
+    await message.reply_photo(photo, caption=chart_caption(r, data), parse_mode=ParseMode.HTML)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

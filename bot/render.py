@@ -12,8 +12,10 @@ from bot import labels
 from bot.callbacks import cancel_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
+from bot.render_insight import render_stats
 from bot.rules_text import help_text, rules_text
 from service import replies as r
+from service.insight import StatsView
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,9 @@ class Renderer:
         usage = self._(str(v.params["usage"])) if "usage" in v.params else ""
         text = self._(v.msgid, **params)
         return Out(text + (f"\n<code>{usage}</code>" if usage else ""))
+
+    def _statsview(self, v: StatsView) -> Out:
+        return render_stats(self, v)
 
     def _rulesview(self, v: r.RulesView) -> Out:
         return Out(rules_text(self._, v))

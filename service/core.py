@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from service import admin, k510, ledger, mahjong, tables, views
+from service import admin, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
 from service.replies import HelpView, Info, Recorded, Reply
@@ -121,8 +121,12 @@ class Service:
                     return self._players(session, ctx, request)
                 case Help():
                     return HelpView()
-                case Stats() | Chart() | Export():
-                    return Info(N_("Not available yet."))
+                case Stats():
+                    return insight.stats(session, ctx.chat_id, request)
+                case Chart():
+                    return insight.chart_data(session, ctx.chat_id, request)
+                case Export():
+                    return insight.export_rows(session, ctx.chat_id, request)
         raise TypeError(f"no use case for {type(request).__name__}")
 
     @staticmethod

@@ -1,15 +1,15 @@
 """Insight into a season: /stats, /chart (the data behind the picture) and /export (the ledger).
 
-Read-only, no Telegram and no plotting here. A season is loaded in four queries (its hands, its
-transfers, the tables they were played at and the chat's players), whatever its length.
+Read-only, no Telegram and no plotting here. A season is loaded in five queries (the season, its
+hands, their transfers, the tables they were played at, the chat's players), whatever its length.
 
 Definitions (live hands only; undone hands count nowhere but in the export):
 - hands: the hands of the game a player was seated for.
 - wins: the hands a player won (several winners on one discard: one win each).
 - self-draws: wins on a tile the winner drew himself: 自摸, 海底捞月, 杠上花 (whoever pays for
   it: the replacement tile is drawn from the wall), 天胡, 地胡.
-- deal-ins: wins on a player's tile: 点炮, 杠上炮, 抢杠 (the robbed player), 全求炮, 海底炮, and
-  人胡 (the discarder given, else the dealer who paid).
+- deal-ins: hands won on a player's tile (one, however many won on it): 点炮, 杠上炮, 抢杠 (the
+  robbed player), 全求炮, 海底炮, and 人胡 (the discarder given, else the dealer who paid).
 - biggest win / average win: the largest / mean net result of the hands a player won, with the
   hand's kong and 封胡 payments (exact fractions).
 - head-to-head: for each pair, what each paid the other (every mahjong payment), netted.
@@ -32,10 +32,10 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from service.requests import Chart, Export, Stats
-from service.views import UNITS, season_for
 from storage import repository as repo
-from storage.models import Event, GameTable, Season, Transfer
+from storage.models import Event, Season, Transfer
 
+UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 #: Win types on a tile the winner drew (service documentation above).
 SELF_DRAWN = frozenset({"zimo", "haidilao", "gangkai", "tianhu", "dihu"})
 #: Win types on another player's tile: that player dealt in.
@@ -213,6 +213,9 @@ class _Season:
 
 
 def _load(session: Session, chat_id: int, number: int | None) -> _Season:
+    # Imported here: service.replies may import this module, and service.views imports it.
+    from service.views import season_for
+
     season = season_for(session, chat_id, number)
     sid = season.id or 0
     events = session.exec(
@@ -223,48 +226,9 @@ def _load(session: Session, chat_id: int, number: int | None) -> _Season:
         select(Transfer).where(Transfer.season_id == sid).order_by(col(Transfer.id))
     ).all():
         by_event[t.event_id].append(t)
-    table_ids = {e.table_id for e in events if e.table_id is not None}
-    tables = (
-        {
-            t.id: t
-            for t in session.exec(select(GameTable).where(col(GameTable.id).in_(table_ids))).all()
-            if t.id is not None
-        }
-        if table_ids
-        else {}
-    )
     names = {p.id: p.name for p in repo.players_of_chat(session, chat_id) if p.id is not None}
-    hands = tuple(
-        _Hand(e, _seat_ids(e, tables.get(e.table_id or 0), names), tuple(by_event[e.id or 0]))
-        for e in events
-    )
+    hands = tuple(_Hand(e, tuple(e.data["seats"]), tuple(by_event[e.id or 0])) for e in events)
     return _Season(season, hands, names)
-
-
-def _seat_ids(
-    event: Event, table: GameTable | None, names: Mapping[int, str]
-) -> tuple[int | None, ...]:
-    """Who sat where for a hand: `data["seats"]` when recorded, else the table's seats checked
-    against the names the hand recorded (a reseated table: a unique player of that name)."""
-    data = event.data
-    if "seats" in data:
-        return tuple(data["seats"])
-    recorded: Sequence[str] = data.get("names", [])
-    seats = table.seats if table is not None and len(table.seats) == len(recorded) else []
-    by_name: dict[str, list[int]] = defaultdict(list)
-    for pid, name in names.items():
-        by_name[name.casefold()].append(pid)
-    out: list[int | None] = []
-    for i, name in enumerate(recorded):
-        at_table = seats[i] if seats else None
-        same = by_name.get(name.casefold(), [])
-        if at_table is not None and names.get(at_table, "").casefold() == name.casefold():
-            out.append(at_table)
-        elif len(same) == 1:
-            out.append(same[0])
-        else:
-            out.append(at_table)
-    return tuple(out)
 
 
 # --- /stats -------------------------------------------------------------------------------
@@ -299,6 +263,7 @@ def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine
             played[pid] += 1
         for pid, amount in net.items():
             total[pid] += amount
+        dealt_in: set[int] = set()  # one deal-in a hand, however many won on the tile
         for win in hand.event.data.get("wins", []):
             winner = int(win["winner"])
             how = str(win["value"]["how"])
@@ -307,7 +272,9 @@ def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine
                 self_draws[winner] += 1
             dealer_in = _dealt_in(hand, win) if how in DEALT_IN else None
             if dealer_in is not None:
-                deal_ins[dealer_in] += 1
+                dealt_in.add(dealer_in)
+        for pid in dealt_in:
+            deal_ins[pid] += 1
     lines = [
         MahjongLine(
             name=loaded.name(pid),
@@ -378,9 +345,9 @@ def _k510_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[K510Line, ...]
         for pid in _people(hand):
             results[pid] += 1
         for seat in _winning_seats(result, len(hand.seats)):
-            pid = _seat(hand, seat)
-            if pid is not None:
-                wins[pid] += 1
+            winner = _seat(hand, seat)
+            if winner is not None:
+                wins[winner] += 1
     lines = [
         K510Line(
             name=loaded.name(pid),

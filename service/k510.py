@@ -34,6 +34,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     rep = _report(tx, table, people, req)
     data: dict[str, Any] = {
         "names": [p.name for p in people],
+        "seats": list(table.seats),
         "table": list(rep.table),
         "order": list(rep.order),
         "held": list(rep.held),

@@ -90,6 +90,7 @@ def _settle(
         "dealer_before": table.dealer,
         "dealer_after": result.next_dealer,
         "names": [p.name for p in people],
+        "seats": list(table.seats),
     }
     event = record(tx, table, "hand", data)
     repo.ensure_balances(tx.session, tx.season.id or 0, table.seats, UNIT)

@@ -8,6 +8,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from service.insight import ChartData, ExportData, StatsView
+
 
 @dataclass(frozen=True)
 class Payment:
@@ -154,6 +156,9 @@ class Info:
 
 Reply = (
     Recorded
+    | StatsView
+    | ChartData
+    | ExportData
     | Undone
     | TableView
     | Linked

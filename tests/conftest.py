@@ -8,11 +8,16 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
 from storage.db import make_engine
 from storage.migrate import upgrade
+
+# Shared CI machines are slow and noisy: properties are checked without a time deadline.
+settings.register_profile("jifen", deadline=None)
+settings.load_profile("jifen")
 
 PG_ADMIN_URL = os.environ.get("JIFEN_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 _chat_ids = itertools.count(-1_000_001, -1)

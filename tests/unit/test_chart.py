@@ -1,0 +1,113 @@
+"""/chart's picture: a real PNG, every player named in it, Chinese drawn with a font that has the
+glyphs (no boxes), global matplotlib settings left alone, and fast enough for a long season."""
+
+from __future__ import annotations
+
+import struct
+import time
+import warnings
+from fractions import Fraction
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from bot import chart, render_insight
+from bot.numbers import fmt
+from bot.render import Renderer
+from service.insight import ChartData, ChartLine, ChartSeries
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+NAMES = ("老王", "Li", "$Zhang$", "_Chen", "喆")
+
+
+def series(unit: str, names: tuple[str, ...], hands: int) -> ChartSeries:
+    lines = []
+    for i, name in enumerate(names):
+        values = [Fraction(0)]
+        for h in range(hands):
+            values.append(values[-1] + Fraction((h * 7 + i * 5) % 11 - 5, 2))
+        lines.append(ChartLine(name, tuple(values)))
+    return ChartSeries(unit, tuple(range(1, hands + 1)), tuple(lines))
+
+
+def data(hands: int = 12) -> ChartData:
+    return ChartData(
+        season=3,
+        archived=False,
+        series=(series("mahjong", NAMES[:4], hands), series("510k", ("老王", "喆", "Li"), 5)),
+    )
+
+
+def texts(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == PNG_SIGNATURE and png[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def test_the_figure_names_every_player_with_the_balance() -> None:
+    fig = chart.chart_figure(data(), "第 3 赛季", unit_titles={"mahjong": "麻将", "510k": "510K"})
+    shown = texts(fig)
+    for s in data().series:
+        for line in s.lines:  # "$" and a leading "_" are kept: not maths, not hidden
+            assert f"{line.name} {fmt(line.values[-1], signed=True)}" in shown
+    assert {"第 3 赛季", "麻将", "510K"} <= set(shown)
+    assert len(fig.axes) == 2
+
+
+def test_chinese_is_drawn_with_a_font_that_has_it() -> None:
+    assert chart.cjk_family() is not None, "no CJK font: install pylopdf-fonts-zh-cn"
+    assert chart.missing_glyphs("".join(NAMES) + "第赛季麻将局数") == set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        png = chart.render_chart(data(), "第 3 赛季 Season 3")
+    width, height = png_size(png)
+    assert 800 <= width <= 2000 and 800 <= height <= 2000
+    assert len(png) > 20_000
+
+
+def test_one_game_one_plot_and_the_size_follows() -> None:
+    one = ChartData(season=1, archived=True, series=(series("510k", ("A", "B", "C"), 3),))
+    fig = chart.chart_figure(one, "t")
+    assert len(fig.axes) == 1
+    w1, h1 = png_size(chart.render_chart(one, "t"))
+    _, h2 = png_size(chart.render_chart(data(), "t"))
+    assert h2 > h1 * 1.5 and w1 > 500
+
+
+def test_an_empty_season_still_makes_a_picture() -> None:
+    empty = ChartData(season=1, archived=False, series=())
+    fig = chart.chart_figure(empty, "t", empty="还没有记录任何一局。")
+    assert "还没有记录任何一局。" in texts(fig)
+    png_size(chart.render_chart(empty, "t"))
+
+
+def test_global_settings_are_left_alone() -> None:
+    before = dict(matplotlib.rcParams)
+    chart.render_chart(data(), "t")
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_a_long_season_is_quick() -> None:
+    long = ChartData(
+        season=1,
+        archived=False,
+        series=(series("mahjong", NAMES[:4], 400), series("510k", NAMES[:4], 200)),
+    )
+    chart.render_chart(long, "warm-up")
+    start = time.perf_counter()
+    png_size(chart.render_chart(long, "t"))
+    assert time.perf_counter() - start < 5  # about 0.3 s on a desktop, 1.5 s on a slow CI core
+
+
+def test_the_chat_language_is_used() -> None:
+    png = render_insight.chart_png(Renderer("zh"), data())
+    png_size(png)
+    assert render_insight.chart_title(Renderer("en"), data()) == "Balances, season 3"
+    archived = ChartData(season=2, archived=True, series=())
+    assert "&" not in render_insight.chart_title(Renderer("en"), archived)
+    assert render_insight.chart_caption(Renderer("en"), archived) == "No hands recorded yet."
