@@ -292,21 +292,10 @@ class Renderer:
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
-            nets: dict[str, Fraction] = {}
-            for p in view.payments:
-                if p.payer is not None:
-                    nets[p.payer] = nets.get(p.payer, Fraction(0)) - p.amount
-                if p.payee is not None:
-                    nets[p.payee] = nets.get(p.payee, Fraction(0)) + p.amount
-            summary = " · ".join(
-                f"{escape(n)} {fmt(a, signed=True)}"
-                for n, a in sorted(nets.items(), key=lambda x: -x[1])
-            )
             mark = " " + self._("[undone]") if view.undone else ""
             when = view.at.strftime("%m-%d %H:%M")
-            head = f"#{view.hand_no} {when} <i>{escape(view.text)}</i>{mark}"
-            lines.append(head)
-            lines.append("  " + (summary or self._("no payments")))
+            lines.append(f"#{view.hand_no} {when} <i>{escape(view.text)}</i>{mark}")
+            lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
         return Out("\n".join(lines))
 
     def _settleview(self, v: r.SettleView) -> Out:
