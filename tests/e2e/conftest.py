@@ -1,0 +1,541 @@
+"""Fixtures and helpers of the end-to-end tests: the bot as a process against the emulator.
+
+Fixtures (each owns an emulator subprocess on a free port that accepts only ``TOKEN``):
+``bots`` — a test's own emulator and database, the test starts (and stops) bot processes with
+``bots.start()``; ``polling`` / ``webhook`` — one long-polling / webhook bot shared by the
+module's tests, each test playing in its own chat (``.group()``). Bots run as
+``python -m bot.cli run`` with stderr in a file; every process is terminated (then killed) at
+teardown whatever happened, and its log printed (pytest shows it when a test failed).
+
+``Group`` plays one supergroup through the emulator's test controls and waits for the bot's
+answers by long polling the outbox (no fixed sleeps). ``parse_standings`` and friends read the
+plain text of the replies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.fake_api import BOT_USER_ID
+from tests.e2e.emulator import EmulatorClient, EmulatorProcess
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ_e2e-0123456789"
+WEBHOOK_SECRET = "e2e-webhook-Secret_42"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+BOT_USER = {"id": BOT_USER_ID, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
+READY_LINE = "Application started"
+
+START_TIMEOUT = 45.0  # a cold start (imports, migration) on a loaded 2-core machine
+REPLY_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+
+JSON = dict[str, Any]
+_chat_ids = itertools.count(-100_500_000_001, -1)
+# Environment the bot reads (a developer's .env must not leak into the tests either: the
+# variables are always set, empty when unused, and python-dotenv never overrides them).
+_BOT_ENV = (
+    "TELEGRAM_BOT_TOKEN",
+    "TELEGRAM_API_BASE_URL",
+    "DATABASE_URL",
+    "JIFEN_DATA_DIR",
+    "JIFEN_RATE_LIMIT",
+    "WEBHOOK_URL",
+    "WEBHOOK_SECRET",
+    "WEBHOOK_LISTEN",
+    "WEBHOOK_PORT",
+)
+
+
+# ---------------------------------------------------------------- users and chats
+
+
+def user(name: str, uid: int, lang: str = "en", username: str | None = None) -> JSON:
+    """A Bot API ``User`` dict."""
+    data: JSON = {"id": uid, "is_bot": False, "first_name": name, "language_code": lang}
+    return data | ({"username": username} if username else {})
+
+
+def new_chat_id() -> int:
+    """A supergroup id no other test uses."""
+    return next(_chat_ids)
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago on the loopback interface."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll ``condition`` (tiny sleeps) until it holds; AssertionError after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- reading replies
+
+_STANDING = re.compile(r"^\d+\. (?P<name>.+) (?P<amount>[+-]\d+(?:\.\d+)?|0)$")
+_TRANSFER = re.compile(r"^\s+(?P<payer>.+?) → (?P<payee>.+?) (?P<amount>\d+(?:\.\d+)?)(?: · .*)?$")
+_SCORE = re.compile(r"^\s+(?P<name>.+) (?P<amount>[+-]\d+(?:\.\d+)?|0)$")
+CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def parse_standings(text: str) -> dict[str, dict[str, Fraction]]:
+    """``{section: {name: balance}}`` of a /standings reply (plain text).
+
+    Every ranked line must end with the balance as a signed number (``+36``, ``-12``, ``0``,
+    ``+22.5``): a ranked line that does not is an AssertionError.
+    """
+    sections: dict[str, dict[str, Fraction]] = {}
+    current: dict[str, Fraction] | None = None
+    for line in text.splitlines()[1:]:
+        if line.endswith((":", "：")):
+            current = sections.setdefault(line.rstrip(":："), {})
+        elif re.match(r"^\d+\. ", line):
+            match = _STANDING.match(line)
+            assert match, f"a standings line does not end with a signed balance: {line!r}"
+            assert current is not None, f"a standings line outside a section: {line!r}"
+            current[match["name"]] = Fraction(match["amount"])
+    return sections
+
+
+def balances(text: str) -> dict[str, Fraction]:
+    """The balances of a /standings reply with at most one section."""
+    sections = parse_standings(text)
+    assert len(sections) <= 1, f"expected one section: {text!r}"
+    return next(iter(sections.values()), {})
+
+
+def transfers(text: str) -> list[tuple[str, str, Fraction]]:
+    """The ``payer → payee amount`` lines of a mahjong reply."""
+    return [
+        (m["payer"], m["payee"], Fraction(m["amount"]))
+        for m in map(_TRANSFER.match, text.splitlines())
+        if m
+    ]
+
+
+def k510_scores(text: str) -> dict[str, Fraction]:
+    """The per-player scores after ``Scores:`` in a 510K hand reply."""
+    lines = text.splitlines()
+    assert "Scores:" in lines, f"no scores in {text!r}"
+    found = {}
+    for line in lines[lines.index("Scores:") + 1 :]:
+        match = _SCORE.match(line)
+        if match:
+            found[match["name"]] = Fraction(match["amount"])
+    return found
+
+
+def settle(
+    before: dict[str, Fraction], payments: list[tuple[str, str, Fraction]]
+) -> dict[str, Fraction]:
+    """Balances after the payments."""
+    after = dict(before)
+    for payer, payee, amount in payments:
+        after[payer] = after.get(payer, Fraction(0)) - amount
+        after[payee] = after.get(payee, Fraction(0)) + amount
+    return after
+
+
+def nums(values: dict[str, int | float | str]) -> dict[str, Fraction]:
+    """Expected balances as exact numbers (``2.5`` → ``Fraction(5, 2)``)."""
+    return {name: Fraction(str(value)) for name, value in values.items()}
+
+
+def buttons(entry: JSON) -> list[JSON]:
+    """The inline buttons of an outbox entry, flattened."""
+    rows = (entry.get("reply_markup") or {}).get("inline_keyboard") or []
+    return [button for row in rows for button in row]
+
+
+def button_data(entry: JSON, prefix: str, *, required: bool = True) -> str:
+    """The callback data of the entry's one button starting with ``prefix`` ("" if none and
+    not ``required``)."""
+    found = [b["callback_data"] for b in buttons(entry) if b["callback_data"].startswith(prefix)]
+    if not found and not required:
+        return ""
+    assert len(found) == 1, f"no single {prefix!r} button on {entry!r}"
+    return str(found[0])
+
+
+# ---------------------------------------------------------------- a group chat
+
+
+@dataclass
+class Group:
+    """One supergroup driven through the emulator; waits for the bot's replies."""
+
+    client: EmulatorClient
+    chat_id: int = field(default_factory=new_chat_id)
+    title: str = "mahjong night"
+    last_update: JSON | None = None  # the last update sent with say() or press()
+
+    @property
+    def chat(self) -> JSON:
+        return {"id": self.chat_id, "type": "supergroup", "title": self.title}
+
+    def mark(self) -> int:
+        """The current outbox position (``since`` of the next wait)."""
+        return self.client.last_seq()
+
+    def entries(self, since: int) -> list[JSON]:
+        """The bot's messages in this chat after ``since`` (sent, edited, deleted)."""
+        return self.client.outbox(self.chat_id, since)
+
+    def wait_entries(
+        self,
+        since: int,
+        done: Callable[[list[JSON]], bool],
+        timeout: float = REPLY_TIMEOUT,
+        what: str = "the bot's reply",
+    ) -> list[JSON]:
+        """Outbox entries after ``since`` once ``done(entries)``; long polls, bounded."""
+        deadline = time.monotonic() + timeout
+        entries = self.entries(since)
+        while not done(entries):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{what}: not there after {timeout} s; got {entries!r}")
+            last = entries[-1]["seq"] if entries else since
+            with contextlib.suppress(TimeoutError):
+                self.client.wait_for_reply(self.chat_id, last, timeout=min(remaining, 10.0))
+            entries = self.entries(since)
+        return entries
+
+    def say(self, sender: JSON, text: str, timeout: float = REPLY_TIMEOUT) -> JSON:
+        """Send ``text`` as ``sender``; the bot's one new message in reply."""
+        since = self.mark()
+        self.last_update = self.client.send(self.chat, sender, text)
+        entries = self.wait_entries(since, _has_sent, timeout, f"reply to {text!r}")
+        sent = [e for e in entries if e["action"] == "sent"]
+        assert len(sent) == 1, f"{text!r} got {len(sent)} messages: {sent!r}"
+        return sent[0]
+
+    def text(self, sender: JSON, text: str, timeout: float = REPLY_TIMEOUT) -> str:
+        """The plain text of the bot's reply to ``text``."""
+        return str(self.say(sender, text, timeout)["plain_text"])
+
+    def deliver(self, bot: BotProcess, update: JSON, secret: str | None = WEBHOOK_SECRET) -> JSON:
+        """POST ``update`` to the bot's webhook ourselves; the bot's one new message."""
+        assert bot.webhook_url is not None, "not a webhook bot"
+        since = self.mark()
+        response = post_update(bot.webhook_url, update, secret)
+        assert response.status_code == 200, response
+        entries = self.wait_entries(since, _has_sent, what="reply to a posted update")
+        sent = [e for e in entries if e["action"] == "sent"]
+        assert len(sent) == 1, sent
+        return sent[0]
+
+    def standings(self, sender: JSON, args: str = "") -> dict[str, Fraction]:
+        """This season's balances (or a season's with ``args``) as the bot shows them."""
+        reply = self.text(sender, f"/standings {args}".strip())
+        assert "season" in reply.lower() or "赛季" in reply, reply
+        return balances(reply)
+
+    def drain(self, sender: JSON, since: int) -> tuple[list[str], dict[str, Fraction]]:
+        """Send /standings and wait for its reply: the bot handles a chat's updates in order,
+        so everything caused by earlier updates is in by then. The texts the bot sent after
+        ``since`` (the standings last) and the balances."""
+        self.client.send(self.chat, sender, "/standings")
+        entries = self.wait_entries(since, _has_standings, what="the /standings reply")
+        texts = [str(e["plain_text"]) for e in entries if e["action"] == "sent"]
+        assert _has_standings(entries[-1:]), texts
+        return texts, balances(texts[-1])
+
+    def press(self, sender: JSON, message_id: int, data: str) -> int:
+        """Press a button of a bot message; returns the ``since`` to wait from."""
+        since = self.mark()
+        self.last_update = self.client.press(self.chat, sender, message_id, data)
+        return since
+
+    def press_ok(self, sender: JSON, entry: JSON, data: str) -> tuple[JSON, JSON]:
+        """Press a button that acts: its answer (no alert) and the new message the bot sent."""
+        since = self.press(sender, entry["message_id"], data)
+        entries = self.wait_entries(since, _has_sent, what=f"reply to pressing {data!r}")
+        answer = self.wait_answer(since)
+        assert not answer["show_alert"], answer
+        [sent] = [e for e in entries if e["action"] == "sent"]
+        return answer, sent
+
+    def press_refused(self, sender: JSON, entry: JSON, data: str) -> JSON:
+        """Press a button that must be refused with an alert; nothing is sent or edited."""
+        since = self.press(sender, entry["message_id"], data)
+        answer = self.wait_answer(since)
+        assert answer["show_alert"] and answer["text"], answer
+        assert answer["message_id"] == entry["message_id"], answer
+        assert self.entries(since) == [], "a refused press changed messages"
+        return answer
+
+    def wait_answer(self, since: int, timeout: float = REPLY_TIMEOUT) -> JSON:
+        """The first callback query answer after ``since`` (answers cannot be long polled)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            answers = [a for a in self.client.answers(since) if a["chat_id"] == self.chat_id]
+            if answers:
+                return answers[0]
+            assert time.monotonic() < deadline, f"no callback answer within {timeout} s"
+            time.sleep(0.05)
+
+    def last_with_button(self, prefix: str) -> JSON:
+        """The latest message the bot sent here with a button whose data starts with prefix."""
+        sent = [e for e in self.entries(0) if e["action"] == "sent"]
+        with_button = [e for e in sent if button_data(e, prefix, required=False)]
+        assert with_button, f"no message with a {prefix!r} button"
+        return with_button[-1]
+
+    def message_state(self, message_id: int) -> JSON:
+        """The last outbox entry of one bot message (its current text and buttons)."""
+        return [e for e in self.entries(0) if e["message_id"] == message_id][-1]
+
+
+def _has_sent(entries: list[JSON]) -> bool:
+    return any(e["action"] == "sent" for e in entries)
+
+
+def _has_standings(entries: list[JSON]) -> bool:
+    return any(e["plain_text"].startswith("Standings, season") for e in entries)
+
+
+# ---------------------------------------------------------------- webhook requests
+
+
+def message_update(template: JSON, text: str, update_id: int, message_id: int) -> JSON:
+    """A message update shaped like ``template`` (an emulator update) with another text."""
+    message = json.loads(json.dumps(template["message"]))
+    message |= {"message_id": message_id, "text": text, "date": int(time.time())}
+    command = text.split()[0]
+    message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
+    return {"update_id": update_id, "message": message}
+
+
+def post_update(url: str, update: JSON, secret: str | None) -> httpx.Response:
+    """POST an update to the bot's webhook as Telegram does (with ``secret`` if given)."""
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers[SECRET_HEADER] = secret
+    return httpx.post(url, content=json.dumps(update), headers=headers, timeout=REPLY_TIMEOUT)
+
+
+# ---------------------------------------------------------------- the bot process
+
+
+class BotProcess:
+    """``python -m bot.cli run`` with stderr in ``log_path``."""
+
+    def __init__(
+        self,
+        command: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        log_path: Path,
+        webhook_url: str | None,
+    ) -> None:
+        self.log_path = log_path
+        self.webhook_url = webhook_url
+        self.webhook_port = int(env["WEBHOOK_PORT"]) if webhook_url else None
+        self._log = log_path.open("ab")
+        self.process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def wait_ready(self, client: EmulatorClient, timeout: float = START_TIMEOUT) -> BotProcess:
+        """Until the bot polls (or its webhook is set and listening); fails fast if it died."""
+        deadline = time.monotonic() + timeout
+        while not self._ready(client):
+            if not self.alive:
+                raise AssertionError(f"the bot exited ({self.process.returncode}):\n{self.log()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the bot was not ready within {timeout} s:\n{self.log()}")
+            time.sleep(0.05)
+        return self
+
+    def _ready(self, client: EmulatorClient) -> bool:
+        if READY_LINE not in self.log():
+            return False
+        if self.webhook_url is None:
+            return True
+        assert self.webhook_port is not None
+        return client.health()["webhook"] == self.webhook_url and port_open(self.webhook_port)
+
+    def terminate(self, timeout: float = STOP_TIMEOUT) -> int:
+        """SIGTERM, as a service manager stops it; the exit code (AssertionError if it hangs)."""
+        if self.alive:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"no exit {timeout} s after SIGTERM:\n{self.log()}") from None
+
+    def kill(self) -> None:
+        """Make sure the process is gone (teardown)."""
+        if self.alive:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=STOP_TIMEOUT)
+        self._log.close()
+
+    def assert_token_not_logged(self, token: str = TOKEN) -> None:
+        log = self.log()
+        secret_part = token.split(":", 1)[1]
+        assert token not in log and secret_part not in log, "the bot token is in the log"
+
+
+class Bots:
+    """Starts bot processes against one emulator; ``close()`` stops every one of them."""
+
+    def __init__(self, emulator: EmulatorProcess, client: EmulatorClient, workdir: Path) -> None:
+        self.emulator = emulator
+        self.client = client
+        self.workdir = workdir
+        self.database = workdir / "jifen.sqlite3"
+        self.started: list[BotProcess] = []
+
+    def env(self, *, webhook_port: int | None = None, token: str = TOKEN) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _BOT_ENV}
+        paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env |= {
+            "PYTHONPATH": os.pathsep.join(paths),
+            "PYTHONUNBUFFERED": "1",
+            "TELEGRAM_BOT_TOKEN": token,
+            "TELEGRAM_API_BASE_URL": self.emulator.api_base_url,
+            "DATABASE_URL": f"sqlite:///{self.database}",
+            "JIFEN_DATA_DIR": str(self.workdir / "data"),
+            "JIFEN_RATE_LIMIT": "off",
+            "WEBHOOK_URL": "",
+            "WEBHOOK_SECRET": "",
+            "WEBHOOK_LISTEN": "127.0.0.1",
+            "WEBHOOK_PORT": "8443",  # unused in polling mode (an empty value crashes Config)
+        }
+        if webhook_port is not None:
+            env |= {
+                "WEBHOOK_URL": f"http://127.0.0.1:{webhook_port}/hook",
+                "WEBHOOK_SECRET": WEBHOOK_SECRET,
+                "WEBHOOK_PORT": str(webhook_port),
+            }
+        return env
+
+    def start(self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True) -> BotProcess:
+        """A new bot process on this test's database (waits until it is ready)."""
+        port = free_port() if webhook else None
+        env = self.env(webhook_port=port, token=token)
+        log_path = self.workdir / f"bot-{len(self.started) + 1}.log"
+        bot = BotProcess(
+            [sys.executable, "-m", "bot.cli", "run"],
+            env,
+            self.workdir,
+            log_path,
+            env["WEBHOOK_URL"] or None,
+        )
+        self.started.append(bot)
+        return bot.wait_ready(self.client) if ready else bot
+
+    @property
+    def bot(self) -> BotProcess:
+        """The first bot started (the shared one of a ``polling``/``webhook`` stack)."""
+        return self.started[0]
+
+    def group(self, title: str = "mahjong night") -> Group:
+        """A fresh supergroup on this emulator."""
+        return Group(self.client, title=title)
+
+    def close(self) -> None:
+        """Stop every process started here, then print their logs (pytest shows them when a
+        test failed)."""
+        for bot in self.started:
+            bot.kill()
+        for bot in self.started:
+            print(f"----- {bot.log_path.name} (exit {bot.process.returncode})\n{bot.log()}")
+
+
+@contextlib.contextmanager
+def stack(workdir: Path, *, start: str | None) -> Iterator[Bots]:
+    """An emulator, its control client and a bot runner (with a bot started in ``start`` mode:
+    "polling" or "webhook"); everything stopped on the way out, whatever happened."""
+    with EmulatorProcess(token=TOKEN) as emulator, emulator.client() as client:
+        runner = Bots(emulator, client, workdir)
+        try:
+            if start is not None:
+                runner.start(webhook=start == "webhook")
+            yield runner
+        finally:
+            runner.close()
+
+
+@pytest.fixture
+def bots(tmp_path: Path) -> Iterator[Bots]:
+    """A test's own emulator; the test starts (and may stop) bot processes on its database."""
+    with stack(tmp_path, start=None) as runner:
+        yield runner
+
+
+@pytest.fixture(scope="module")
+def polling(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bots]:
+    """A long-polling bot shared by the module's tests (each plays in its own chat)."""
+    with stack(tmp_path_factory.mktemp("polling"), start="polling") as runner:
+        yield runner
+
+
+@pytest.fixture(scope="module")
+def webhook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bots]:
+    """A webhook bot shared by the module's tests (each plays in its own chat)."""
+    with stack(tmp_path_factory.mktemp("webhook"), start="webhook") as runner:
+        yield runner
+
+
+@pytest.fixture(autouse=True)
+def _shared_bot_log(request: pytest.FixtureRequest) -> Iterator[None]:
+    """What a shared bot logged during a test (pytest shows it when the test failed)."""
+    names = [name for name in ("polling", "webhook") if name in request.fixturenames]
+    bots = [request.getfixturevalue(name).bot for name in names]
+    offsets = [len(bot.log()) for bot in bots]
+    yield
+    for bot, offset in zip(bots, offsets, strict=True):
+        print(f"----- {bot.log_path.name} during this test\n{bot.log()[offset:]}")
