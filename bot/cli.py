@@ -19,28 +19,26 @@ from storage.migrate import upgrade
 log = logging.getLogger("jifen")
 
 
-class RedactToken(logging.Filter):
-    """Keeps the bot token out of every log line (URLs of the Bot API contain it)."""
+class RedactingFormatter(logging.Formatter):
+    """Keeps the bot token out of every log line, tracebacks included (Bot API URLs and some
+    errors contain it)."""
 
     def __init__(self, token: str) -> None:
-        super().__init__()
-        self.token = token
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        self.secrets = [s for s in (token, token.partition(":")[2]) if len(s) >= 8]
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if self.token in message:
-            record.msg, record.args = message.replace(self.token, "<token>"), None
-        return True
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for secret in self.secrets:
+            text = text.replace(secret, "<token>")
+        return text
 
 
-def setup_logging(token: str | None) -> None:
-    logging.basicConfig(
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO
-    )
+def setup_logging(token: str) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(RedactingFormatter(token))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    if token:
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(RedactToken(token))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -49,6 +47,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("TELEGRAM_BOT_TOKEN is not set: starting the offline console.", file=sys.stderr)
         return cmd_console(args)
     setup_logging(config.token)
+    try:
+        serve(config)
+    except Exception:  # logged through the redacting formatter, never raw to stderr
+        log.exception("the bot stopped")
+        return 1
+    return 0
+
+
+def serve(config: Config) -> None:
+    """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
     engine = make_engine(config.database_url)
     upgrade(engine)
     application = build_application(config, engine=engine)
@@ -65,7 +73,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         log.info("long polling")
         application.run_polling(allowed_updates=Update.ALL_TYPES)
-    return 0
 
 
 def cmd_console(args: argparse.Namespace) -> int:

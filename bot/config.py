@@ -31,7 +31,7 @@ class Config:
             api_base_url=env.get("TELEGRAM_API_BASE_URL") or None,
             webhook_url=env.get("WEBHOOK_URL") or None,
             webhook_secret=env.get("WEBHOOK_SECRET") or None,
-            webhook_listen=env.get("WEBHOOK_LISTEN", "0.0.0.0"),
-            webhook_port=int(env.get("WEBHOOK_PORT", "8443")),
+            webhook_listen=env.get("WEBHOOK_LISTEN") or "0.0.0.0",
+            webhook_port=int(env.get("WEBHOOK_PORT") or "8443"),
             rate_limit=env.get("JIFEN_RATE_LIMIT", "on").lower() not in ("0", "off", "false"),
         )

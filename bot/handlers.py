@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import logging
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Message, Update
+from telegram import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from bot import wizard
@@ -21,7 +29,7 @@ from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
 from service.insight import ChartData, ExportData, export_csv
-from service.replies import Reply, SettingChanged, TableView
+from service.replies import Info, Reply, SettingChanged, TableView
 from service.requests import Game, Link, Request, Reset, SetOption, Setting, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
@@ -167,11 +175,11 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     press = parse_press(query.data)
     message = query.message if isinstance(query.message, Message) else None
     if press is None or message is None:
-        await query.answer(renderer._("This button is no longer valid."), show_alert=True)
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
     if press.action == "cancel":
-        await query.answer()
-        await query.edit_message_reply_markup(None)
+        await answer(query)
+        await drop_buttons(query)
         return
     if press.action == "w":
         await wizard_step(update, context, renderer, press.arg)
@@ -184,11 +192,32 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         reply = await run(update, context, request, f"[{press.action}]")
     except ServiceError as err:
-        await query.answer(renderer._(err.msgid, **err.params)[:190], show_alert=True)
+        await answer(query, renderer.alert(err.msgid, err.params))
         return
-    await query.answer()
-    await query.edit_message_reply_markup(None)
+    if isinstance(reply, Info):  # nothing new happened (a repeat, a stale button): just say so
+        await answer(query, renderer.alert(reply.msgid, reply.params))
+        await drop_buttons(query)
+        return
+    await answer(query)
+    await drop_buttons(query)
     await send(message, renderer.render(reply))
+
+
+async def answer(query: CallbackQuery, alert: str | None = None) -> None:
+    """Answer a button press; one already answered or too old is not an error."""
+    try:
+        await query.answer(alert, show_alert=alert is not None)
+    except BadRequest:
+        log.info("callback query %s could not be answered (answered or too old)", query.id)
+
+
+async def drop_buttons(query: CallbackQuery) -> None:
+    """Remove a message's buttons once they did their job (already gone is fine)."""
+    try:
+        await query.edit_message_reply_markup(None)
+    except BadRequest as err:
+        if "not modified" not in str(err).lower():
+            raise
 
 
 def addressed_to_us(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
@@ -239,12 +268,15 @@ async def wizard_step(
     state = wizard.decode(arg)
     seats = await seats_for_wizard(update, context, renderer) if state else None
     if state is None or seats is None or (state.winner or 1) > len(seats):
-        await query.answer(renderer._("This button is no longer valid."), show_alert=True)
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
-    await query.answer()
+    await answer(query)
     if state.stage != "go":
         out = wizard.screen(state, seats, renderer)
-        await query.edit_message_text(out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out))
+        with contextlib.suppress(BadRequest):  # a double tap: the same screen again
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
+            )
         return
     command = state.command()
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 from bot import labels
@@ -54,6 +54,11 @@ class Renderer:
         if usage:
             text += "\n" + self._("Write it like this:") + f"\n<code>{self._(usage)}</code>"
         return Out(text)
+
+    def alert(self, msgid: str, params: Mapping[str, Any] | None = None) -> str:
+        """A message as plain text for a button's alert (Telegram allows 200 characters)."""
+        shown = {k: self._param(k, v) for k, v in (params or {}).items() if k != "usage"}
+        return unescape(self._(msgid, **shown))[:200]
 
     def _param(self, key: str, value: object) -> str:
         """A message parameter: rule texts and game names are translated, the rest escaped."""

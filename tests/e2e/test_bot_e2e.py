@@ -231,12 +231,6 @@ def test_webhook_redelivered_updates_count_once(webhook: Bots) -> None:
     bot.assert_token_not_logged()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/handlers.py on_button: a redelivered press of an Undo button answers the "
-    "callback query a second time; Telegram refuses ('query is too old ... or query id is "
-    "invalid') and the chat gets 'Sorry, something went wrong'",
-)
 def test_webhook_redelivered_press_is_quiet(webhook: Bots) -> None:
     bot, group = webhook.bot, webhook.group("510K")
     group.text(ALICE, "/new 510k")
@@ -317,12 +311,6 @@ def test_admin_reset_and_forged_callbacks(polling: Bots) -> None:
     polling.bot.assert_token_not_logged()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/handlers.py on_button: a second press of Confirm (double tap) edits the "
-    "already removed keyboard again; Telegram answers 'message is not modified' and the chat "
-    "gets 'Sorry, something went wrong' instead of 'That season was already archived.'",
-)
 def test_reset_confirm_pressed_twice(polling: Bots) -> None:
     group, client = polling.group(), polling.client
     client.set_member(group.chat, ALICE, "administrator")
@@ -392,12 +380,6 @@ def test_token_stays_out_of_the_log(polling: Bots) -> None:
     bot.assert_token_not_logged()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/cli.py: PTB raises InvalidToken('The token `<token>` was rejected by the "
-    "server.'); it is logged with exc_info (RedactToken checks only getMessage(), not the "
-    "traceback) and printed again as the uncaught exception's traceback",
-)
 def test_rejected_token_is_not_printed(polling: Bots) -> None:
     rejected = "654321:RejectedTokenSecretPart_xyz"  # the emulator accepts only TOKEN
     bot = polling.start(token=rejected, ready=False)  # stops at getMe: no polling conflict
