@@ -34,7 +34,7 @@ def parse_press(data: str | None) -> Press | None:
         return None
     action, arg = parts[1], parts[2] if len(parts) == 3 else ""
     if action in ("undo", "reset"):
-        return Press(action, arg) if arg.isdigit() and len(arg) <= 18 else None
+        return Press(action, arg) if arg.isascii() and arg.isdigit() and len(arg) <= 18 else None
     if action == "cancel":
         return Press(action, "") if arg == "" else None
     if action == "w":
