@@ -17,7 +17,7 @@ BUSY_TIMEOUT_MS = 30_000
 
 def data_dir() -> Path:
     """Where the default SQLite file lives: $JIFEN_DATA_DIR, else ./data."""
-    return Path(os.environ.get("JIFEN_DATA_DIR", "data"))
+    return Path(os.environ.get("JIFEN_DATA_DIR") or "data")
 
 
 def default_url() -> str:
