@@ -53,9 +53,10 @@ def report(tx: Tx, req: Report) -> Recorded:
     if result is not None:
         data["result"] = _result_data(result)
     event = record(tx, table, "hand", data)
-    repo.ensure_balances(tx.session, tx.season.id or 0, table.seats, UNIT)
-    if result is not None:
-        repo.add_transfers(tx.session, _transfers(tx, table, event, result))
+    transfers = [] if result is None else _transfers(tx, table, event, result)
+    repo.add_transfers(
+        tx.session, transfers, season_id=tx.season.id or 0, unit=UNIT, seated=table.seats
+    )
     return Recorded(view=hand_views(tx.session, [event])[0], progress=progress)
 
 

@@ -93,8 +93,13 @@ def _settle(
         "seats": list(table.seats),
     }
     event = record(tx, table, "hand", data)
-    repo.ensure_balances(tx.session, tx.season.id or 0, table.seats, UNIT)
-    repo.add_transfers(tx.session, _transfers(tx, table, event, result))
+    repo.add_transfers(
+        tx.session,
+        _transfers(tx, table, event, result),
+        season_id=tx.season.id or 0,
+        unit=UNIT,
+        seated=table.seats,
+    )
     table.dealer = result.next_dealer
     tx.session.add(table)
     return Recorded(view=hand_views(tx.session, [event])[0], dealer=people[result.next_dealer].name)

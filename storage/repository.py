@@ -205,9 +205,19 @@ def last_live_event(
     ).first()
 
 
-def add_transfers(session: Session, transfers: Sequence[Transfer]) -> None:
-    """Write a hand's transfers and move the season balances by them."""
-    deltas: dict[tuple[int, int, str], Fraction] = {}
+def add_transfers(
+    session: Session,
+    transfers: Sequence[Transfer],
+    *,
+    season_id: int,
+    unit: str,
+    seated: Iterable[int],
+) -> None:
+    """Write a hand's transfers and move the season balances by them; every seated player
+    gets a balance row (zero at first) so standings list them."""
+    deltas: dict[tuple[int, int, str], Fraction] = {
+        (season_id, pid, unit): Fraction(0) for pid in seated
+    }
     for t in transfers:
         session.add(t)
         for pid, sign in ((t.payer_id, -1), (t.payee_id, 1)):
@@ -219,13 +229,23 @@ def add_transfers(session: Session, transfers: Sequence[Transfer]) -> None:
 
 
 def move_balances(session: Session, deltas: dict[tuple[int, int, str], Fraction]) -> None:
+    """Add `deltas` to the cached balances, reading the rows concerned in one query."""
+    if not deltas:
+        return
+    rows = session.exec(
+        select(Balance).where(
+            col(Balance.season_id).in_({k[0] for k in deltas}),
+            col(Balance.player_id).in_({k[1] for k in deltas}),
+        )
+    ).all()
+    found = {(b.season_id, b.player_id, b.unit): b for b in rows}
     for (season_id, player_id, unit), delta in deltas.items():
-        row = session.get(Balance, (season_id, player_id, unit))
+        row = found.get((season_id, player_id, unit))
         if row is None:
-            row = Balance(season_id=season_id, player_id=player_id, unit=unit, amount=delta)
-        else:
+            session.add(Balance(season_id=season_id, player_id=player_id, unit=unit, amount=delta))
+        elif delta:
             row.amount = row.amount + delta
-        session.add(row)
+            session.add(row)
 
 
 def transfers_of(session: Session, event_ids: Sequence[int]) -> Sequence[Transfer]:
@@ -254,11 +274,6 @@ def undo_event(session: Session, chat: Chat, target: Event, undo: Event) -> Even
 
 def balances(session: Session, season_id: int) -> Sequence[Balance]:
     return session.exec(select(Balance).where(Balance.season_id == season_id)).all()
-
-
-def ensure_balances(session: Session, season_id: int, player_ids: Iterable[int], unit: str) -> None:
-    """Give seated players a (zero) balance row so standings list them."""
-    move_balances(session, {(season_id, pid, unit): Fraction(0) for pid in player_ids})
 
 
 def hands(session: Session, season_id: int, *, limit: int | None = None) -> Sequence[Event]:
