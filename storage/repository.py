@@ -168,6 +168,16 @@ def add_event(session: Session, chat: Chat, event: Event) -> Event:
     return event
 
 
+def _live(table_id: int, season_id: int, kinds: Sequence[str]) -> Any:
+    """A table's events of one season, of some kinds, that are not undone."""
+    return select(Event).where(
+        Event.table_id == table_id,
+        Event.season_id == season_id,
+        col(Event.kind).in_(kinds),
+        col(Event.undone_by).is_(None),
+    )
+
+
 def live_events(
     session: Session,
     *,
@@ -176,33 +186,17 @@ def live_events(
     kinds: Sequence[str],
     after_seq: int = 0,
 ) -> Sequence[Event]:
-    """A table's events of this season that are not undone, oldest first."""
-    return session.exec(
-        select(Event)
-        .where(
-            Event.table_id == table_id,
-            Event.season_id == season_id,
-            col(Event.kind).in_(kinds),
-            col(Event.undone_by).is_(None),
-            Event.seq > after_seq,
-        )
-        .order_by(col(Event.seq))
-    ).all()
+    """A table's live events after `after_seq`, oldest first."""
+    stmt = _live(table_id, season_id, kinds).where(Event.seq > after_seq)
+    return session.exec(stmt.order_by(col(Event.seq))).all()
 
 
 def last_live_event(
     session: Session, *, table_id: int, season_id: int, kinds: Sequence[str]
 ) -> Event | None:
-    return session.exec(
-        select(Event)
-        .where(
-            Event.table_id == table_id,
-            Event.season_id == season_id,
-            col(Event.kind).in_(kinds),
-            col(Event.undone_by).is_(None),
-        )
-        .order_by(col(Event.seq).desc())
-    ).first()
+    """A table's newest live event of these kinds."""
+    stmt = _live(table_id, season_id, kinds).order_by(col(Event.seq).desc())
+    return session.exec(stmt).first()
 
 
 def add_transfers(
