@@ -1,21 +1,31 @@
 """The real PTB Application in-process over the fake Bot API, fed prepared updates.
 
-Updates are built (as Telegram sends them) before any timing starts; a timed step is
-``Update.de_json`` + ``Application.process_update``, which includes the handler, the service
-and its committed transaction, and the reply through ``OfflineRequest`` to ``FakeBotApi``.
+Updates are built (as Telegram sends them) before any timing starts. A timed run hands them to
+the started Application the way the polling loop does: ``Update.de_json`` of each, put into
+``application.update_queue`` in getUpdates-sized chunks (100), and waits until PTB's fetcher has
+run ``Application.process_update`` on every one (``update_queue.join()``). Each step includes
+the handler, the service and its committed transaction, and the reply through
+``OfflineRequest`` to ``FakeBotApi``. The Application's own update processor applies (the
+product's concurrency as ``bot.app`` configures it; the echo bot: PTB's default, one at a time).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from sqlalchemy.engine import Engine
 from telegram import Update
-from telegram.ext import Application, ContextTypes, MessageHandler, filters
+from telegram.ext import (
+    Application,
+    ContextTypes,
+    MessageHandler,
+    SimpleUpdateProcessor,
+    filters,
+)
 
 from bot.app import build_application
 from bot.config import Config
@@ -26,6 +36,7 @@ from storage.migrate import upgrade
 
 AnyApplication: TypeAlias = Application[Any, Any, Any, Any, Any, Any]
 NAMES = ("Ann", "Bob", "Cat", "Dan")
+POLL_CHUNK = 100  # updates per getUpdates answer (Telegram's default limit)
 
 
 def players(chat_index: int) -> tuple[User, ...]:
@@ -46,6 +57,16 @@ class Message:
     text: str
 
 
+@dataclass(frozen=True)
+class Elapsed:
+    """Wall-clock seconds and CPU seconds of this process (all threads) for one run, and how
+    many messages the bot sent meanwhile."""
+
+    wall: float
+    cpu: float
+    replies: int
+
+
 @dataclass
 class Driver:
     """An initialised Application over its own FakeBotApi."""
@@ -62,15 +83,19 @@ class Driver:
         return updates
 
     async def process(self, update: JSON) -> None:
-        """One update through PTB, as the polling loop hands it over."""
+        """One update straight through ``process_update`` (checks and profiling)."""
         await self.app.process_update(Update.de_json(update, self.app.bot))
 
-    async def run(self, updates: Sequence[JSON]) -> float:
-        """Process ``updates`` in order; the elapsed seconds."""
-        start = time.perf_counter()
-        for update in updates:
-            await self.process(update)
-        return time.perf_counter() - start
+    async def run(self, updates: Sequence[JSON]) -> Elapsed:
+        """Deliver ``updates`` as polling does and wait until all are processed."""
+        queue, sent = self.app.update_queue, len(self.api.outbox)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for first in range(0, len(updates), POLL_CHUNK):
+            for update in updates[first : first + POLL_CHUNK]:
+                await queue.put(Update.de_json(update, self.app.bot))
+            await queue.join()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        return Elapsed(wall, cpu, len(self.api.outbox) - sent)
 
     async def say(self, message: Message) -> str:
         """Send one message and return the bot's plain-text answer (for checks)."""
@@ -80,6 +105,8 @@ class Driver:
         return "\n".join(entry.plain_text for entry in self.api.outbox_since(seq))
 
     async def close(self) -> None:
+        if self.app.running:
+            await self.app.stop()
         await self.app.shutdown()
 
 
@@ -99,14 +126,23 @@ def migrated_engine(url: str) -> Engine:
     return engine
 
 
-async def bot_driver(engine: Engine, url: str, chats: Sequence[Chat]) -> Driver:
-    """The product Application (handlers, service, database) over a fake Bot API."""
+async def bot_driver(
+    engine: Engine, url: str, chats: Sequence[Chat], *, serial: bool = False
+) -> Driver:
+    """The product Application (handlers, service, database) over a fake Bot API.
+
+    ``serial`` (profiling only) swaps the product's update processor for one that runs one
+    update at a time, for an A/B of its concurrency.
+    """
     api = new_api(chats)
     config = Config(token="123:BENCH", database_url=url, rate_limit=False)
     app = build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
     )
+    if serial:
+        app._update_processor = SimpleUpdateProcessor(1)  # no public setter after build()
     await app.initialize()
+    await app.start()
     return Driver(api, app)
 
 
@@ -130,6 +166,7 @@ async def echo_driver(chats: Sequence[Chat]) -> Driver:
     )
     app.add_handler(MessageHandler(filters.COMMAND & filters.UpdateType.MESSAGE, _echo))
     await app.initialize()
+    await app.start()
     return Driver(api, app)
 
 
@@ -138,6 +175,3 @@ def quiet_logs() -> None:
     logging.basicConfig(level=logging.ERROR)
     for name in ("telegram", "httpx", "sqlalchemy", "alembic"):
         logging.getLogger(name).setLevel(logging.ERROR)
-
-
-Step: TypeAlias = Callable[[], Awaitable[None]]

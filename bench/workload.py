@@ -6,11 +6,11 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from bench.harness import Message, players
 from bot.fake_api import Chat
 
-from bench.harness import Message, players
-
 CHATS = 20
+GAMES = ("mahjong", "510k")
 
 #: A mahjong evening: every line ends a hand except ``/gang`` (settled by the next hand).
 MAHJONG_CYCLE = (
@@ -36,9 +36,9 @@ MAHJONG_CYCLE = (
 K510_CYCLE = (
     "/r 1=30 2=20 3=40 4=10 out 1 3",
     "/r A=25 B=35 C=20 D=0/20 out B A C",
-    "/r 1=50 2=30 3=10/10 4=0 out 1 2",
+    "/r 1=50 2=30 3=10 4=0/10 out 1 3",
     "/r 1=0 2=60 3=5 4=35 out 2 4",
-    "/r Ann=40 Bob=10 Cat=30 Dan=10/10 out Ann Cat Bob",
+    "/r Ann=40 Bob=10 Cat=30 Dan=10/10 out Ann Bob Cat",
     "/r 1=20 2=25 3=30 4=25 out 3 1",
 )
 
@@ -64,9 +64,6 @@ def tables(count: int = CHATS, first_id: int = -1_007_000_000) -> list[Table]:
     ]
 
 
-GAMES = ("mahjong", "510k")
-
-
 def chats_of(tabs: Sequence[Table]) -> list[Chat]:
     return [t.chat for t in tabs]
 
@@ -78,9 +75,12 @@ def seating(table: Table) -> list[Message]:
     return opening + [Message(table.chat, user, "/join") for user in users]
 
 
+HAND_COMMANDS = frozenset({"/hu", "/liuju", "/r"})
+
+
 def is_hand(text: str) -> bool:
-    """Whether a command ends (records) a hand; ``/gang`` does not."""
-    return not text.startswith("/gang")
+    """Whether a command records a hand (``/gang``, ``/new``, ``/join`` do not)."""
+    return text.split(maxsplit=1)[0] in HAND_COMMANDS
 
 
 def _lines(table: Table) -> Iterator[Message]:

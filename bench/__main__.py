@@ -1,0 +1,197 @@
+"""``python -m bench [--quick]``: run every measurement once, print one JSON object on stdout.
+
+Progress goes to stderr. Each figure is the median of several repetitions; see bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from bench import fsync, pg
+from bench.harness import migrated_engine, quiet_logs
+from bench.path import PathResult, measure_path
+from bench.process import measure_process
+from bench.scoring_mix import measure_scoring
+from bench.standings import measure_standings
+from bench.timing import rounded
+
+PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
+
+#: key → (comparison, target) on this 2-core machine (issue 7).
+TARGETS: dict[str, tuple[str, float]] = {
+    "hands_per_s": (">=", 500),
+    "overhead_vs_echo": ("<=", 3),
+    "standings_ratio_100k": ("<=", 1.5),
+    "scoring_per_s": (">=", 100_000),
+    "rss_mb": ("<=", 120),
+    "start_s": ("<=", 2),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure: the full run, or ``--quick`` (under a minute)."""
+
+    quick: bool
+    path_reps: int
+    per_table: int
+    warmup_per_table: int
+    big_hands: int
+    standings_reps: int
+    scoring_hands: int
+    scoring_reps: int
+    process_runs: int
+
+
+FULL = Plan(False, 7, 20, 4, 100_000, 30, 10_000, 15, 5)
+QUICK = Plan(True, 3, 4, 1, 10_000, 10, 5_000, 5, 2)
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def timed(label: str, func: Callable[[], Any]) -> Any:
+    start = time.perf_counter()
+    result = func()
+    log(f"{label}: {time.perf_counter() - start:.1f} s")
+    return result
+
+
+def sqlite_settings(engine: Engine) -> dict[str, Any]:
+    """The product engine's journal mode and synchronous level (durability as configured)."""
+    with engine.connect() as conn:
+        mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+        sync = conn.exec_driver_sql("PRAGMA synchronous").scalar()
+    levels = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+    return {"journal_mode": mode, "synchronous": levels.get(int(sync or 0), sync)}
+
+
+def sqlite_path(workdir: Path, plan: Plan) -> tuple[PathResult, dict[str, Any]]:
+    url = f"sqlite:///{workdir / 'path.sqlite3'}"
+    engine = migrated_engine(url)
+    try:
+        settings = sqlite_settings(engine)
+        result = asyncio.run(
+            measure_path(engine, url, plan.path_reps, plan.per_table, plan.warmup_per_table)
+        )
+    finally:
+        engine.dispose()
+    return result, settings
+
+
+def postgres_path(plan: Plan) -> PathResult | None:
+    if not pg.available():
+        log("PostgreSQL does not answer: pg_hands_per_s is null")
+        return None
+    with pg.fresh_database() as url:
+        engine = migrated_engine(url)
+        try:
+            return asyncio.run(
+                measure_path(engine, url, plan.path_reps, plan.per_table, plan.warmup_per_table)
+            )
+        finally:
+            engine.dispose()
+
+
+def revision() -> str:
+    """The measured code: ``git`` HEAD, ``+dirty`` when product files differ from it."""
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, check=True
+        ).stdout.decode()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--", *PRODUCT_DIRS],
+            cwd=repo,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head.strip() + ("+dirty" if status.strip() else "")
+
+
+def missed(figures: dict[str, Any]) -> list[str]:
+    out = []
+    for key, (op, target) in TARGETS.items():
+        value = figures.get(key)
+        if value is None:
+            continue
+        if (op == ">=" and value < target) or (op == "<=" and value > target):
+            out.append(key)
+    return out
+
+
+def run(plan: Plan, workdir: Path) -> dict[str, Any]:
+    load_before, measured = os.getloadavg(), revision()  # the code this process imports now
+    fsync_ms = timed("fsync probe", lambda: fsync.commit_ms(workdir))
+    path, settings = timed("sqlite path", lambda: sqlite_path(workdir, plan))
+    standings = timed(
+        "standings",
+        lambda: asyncio.run(
+            measure_standings(workdir, big_hands=plan.big_hands, reps=plan.standings_reps)
+        ),
+    )
+    scoring = timed(
+        "scoring", lambda: measure_scoring(hands=plan.scoring_hands, reps=plan.scoring_reps)
+    )
+    process = timed(
+        "process",
+        lambda: measure_process(workdir, runs=plan.process_runs, fresh=not plan.quick),
+    )
+    postgres = timed("postgres path", lambda: postgres_path(plan))
+    figures: dict[str, Any] = {
+        "hands_per_s": rounded(path.hands_per_s, 1),
+        "overhead_vs_echo": rounded(path.overhead_vs_echo),
+        "standings_ratio_100k": rounded(standings.ratio),
+        "scoring_per_s": rounded(scoring, 0),
+        "rss_mb": rounded(process.rss_mb, 1),
+        "start_s": rounded(process.start_s, 3),
+        "pg_hands_per_s": rounded(postgres.hands_per_s, 1) if postgres else None,
+        "quick": plan.quick,
+    }
+    figures["targets_missed"] = missed(figures)
+    figures["detail"] = {
+        "sqlite_path": path.detail(),
+        "sqlite_settings": settings,
+        "sqlite_commit_floor_ms": round(fsync_ms, 3),
+        "standings": standings.detail(),
+        "process": process.detail(),
+        "postgres_path": postgres.detail() if postgres else None,
+        "pg_overhead_vs_echo": rounded(postgres.overhead_vs_echo) if postgres else None,
+        "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "revision": measured,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, 10k history")
+    args = parser.parse_args(argv)
+    quiet_logs()
+    with tempfile.TemporaryDirectory(prefix="jifen-bench-") as tmp:
+        figures = run(QUICK if args.quick else FULL, Path(tmp))
+    print(json.dumps(figures, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""A long ledger without replaying it: bulk copies of hands the real bot recorded.
+
+The template is a chat whose hands were all recorded through the full path (PTB → service →
+SQLite). ``replicate`` appends copies of its events in their original order, ``times - 1``
+times, with the rows the service writes for each: the ``event`` (new id, ``seq``, ``hand_no``),
+its ``transfer`` rows and a ``processed_update`` row; then it sets the chat's counters and
+recomputes the season ``balance`` rows from all transfers (exact fractions), as the service
+keeps them. Values are copied as stored (JSON and fraction text), so rows are byte-identical
+to the service's apart from ids and numbers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy.engine import Connection, Engine
+
+Row = tuple[Any, ...]
+BATCH = 20_000
+UPDATE_ID_BASE = 10**12  # far above the fake API's update ids
+
+
+def _columns(conn: Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.exec_driver_sql(f'PRAGMA table_info("{table}")').fetchall()]
+
+
+def _rows(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Row]:
+    return [tuple(row) for row in conn.exec_driver_sql(sql, params).fetchall()]
+
+
+def _insert_many(conn: Connection, table: str, columns: Sequence[str], rows: Iterator[Row]) -> int:
+    """executemany in batches; the number of rows written."""
+    names = ", ".join(f'"{c}"' for c in columns)
+    sql = f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" * len(columns))})'
+    written, batch = 0, []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == BATCH:
+            conn.exec_driver_sql(sql, batch)
+            written, batch = written + len(batch), []
+    if batch:
+        conn.exec_driver_sql(sql, batch)
+    return written + len(batch)
+
+
+class Template:
+    """The chat's recorded events and their transfers, read once."""
+
+    def __init__(self, conn: Connection, chat_id: int) -> None:
+        self.chat_id = chat_id
+        self.event_cols = _columns(conn, "event")
+        self.transfer_cols = _columns(conn, "transfer")
+        self.events = _rows(conn, "SELECT * FROM event WHERE chat_id = ? ORDER BY seq", (chat_id,))
+        ids = [e[self.event_cols.index("id")] for e in self.events]
+        marks = ", ".join("?" * len(ids))
+        transfers = _rows(conn, f"SELECT * FROM transfer WHERE event_id IN ({marks})", tuple(ids))
+        self.transfers: dict[int, list[Row]] = defaultdict(list)
+        event_at = self.transfer_cols.index("event_id")
+        id_at = self.transfer_cols.index("id")
+        for row in sorted(transfers, key=lambda r: r[id_at]):
+            self.transfers[row[event_at]].append(row)
+
+    @property
+    def hands(self) -> int:
+        kind = self.event_cols.index("kind")
+        return sum(e[kind] == "hand" for e in self.events)
+
+
+def _copies(
+    template: Template, times: int, next_id: int, next_seq: int, next_hand: int
+) -> Iterator[tuple[Row, list[Row]]]:
+    """(event row, its transfer rows) for every copy, renumbered."""
+    col = template.event_cols.index
+    id_at, seq_at, hand_at = col("id"), col("seq"), col("hand_no")
+    for _ in range(times - 1):
+        for event in template.events:
+            new = list(event)
+            new[id_at], new[seq_at] = next_id, next_seq
+            if event[hand_at] is not None:
+                new[hand_at], next_hand = next_hand, next_hand + 1
+            transfers = [
+                _transfer_copy(template, t, next_id) for t in template.transfers[event[id_at]]
+            ]
+            yield tuple(new), transfers
+            next_id, next_seq = next_id + 1, next_seq + 1
+
+
+def _transfer_copy(template: Template, row: Row, event_id: int) -> Row:
+    """A transfer row for the copied event (its own id left to SQLite)."""
+    new = list(row)
+    new[template.transfer_cols.index("id")] = None
+    new[template.transfer_cols.index("event_id")] = event_id
+    return tuple(new)
+
+
+def _max(conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
+    return int(conn.exec_driver_sql(sql, params).scalar() or 0)
+
+
+def replicate(engine: Engine, chat_id: int, times: int) -> int:
+    """Make the chat's ledger ``times`` copies of what it holds now; the chat's hand count."""
+    with engine.begin() as conn:
+        template = Template(conn, chat_id)
+        next_id = _max(conn, "SELECT max(id) FROM event") + 1
+        next_seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,)) + 1
+        next_hand = _max(conn, "SELECT max(hand_no) FROM event WHERE chat_id = ?", (chat_id,)) + 1
+        copies = list(_copies(template, times, next_id, next_seq, next_hand))
+        _insert_many(conn, "event", template.event_cols, (event for event, _ in copies))
+        transfers = (t for _, rows in copies for t in rows)
+        _insert_many(conn, "transfer", template.transfer_cols, transfers)
+        _insert_many(conn, "processed_update", *_processed(template, copies, chat_id))
+        _set_counters(conn, chat_id)
+        _recompute_balances(conn, chat_id)
+    return template.hands * times
+
+
+def _processed(
+    template: Template, copies: Sequence[tuple[Row, list[Row]]], chat_id: int
+) -> tuple[list[str], Iterator[Row]]:
+    """One claimed update per copied event, as ``Service._write`` leaves it."""
+    id_at, created_at = template.event_cols.index("id"), template.event_cols.index("created_at")
+    rows = (
+        (UPDATE_ID_BASE + n, chat_id, event[id_at], event[created_at])
+        for n, (event, _) in enumerate(copies)
+    )
+    return ["update_id", "chat_id", "event_id", "processed_at"], rows
+
+
+def _set_counters(conn: Connection, chat_id: int) -> None:
+    seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,))
+    hand = _max(conn, "SELECT max(hand_no) FROM event WHERE chat_id = ?", (chat_id,))
+    conn.exec_driver_sql(
+        "UPDATE chat SET next_seq = ?, next_hand_no = ? WHERE id = ?", (seq + 1, hand + 1, chat_id)
+    )
+
+
+def _recompute_balances(conn: Connection, chat_id: int) -> None:
+    """Balances = the sum of the season's live transfers (what the service maintains)."""
+    rows = conn.exec_driver_sql(
+        "SELECT t.season_id, t.unit, t.payer_id, t.payee_id, t.amount FROM transfer t "
+        "JOIN event e ON e.id = t.event_id WHERE e.chat_id = ? AND e.undone_by IS NULL",
+        (chat_id,),
+    ).fetchall()
+    totals: dict[tuple[int, int, str], Fraction] = defaultdict(Fraction)
+    for season_id, unit, payer, payee, amount in rows:
+        for player, sign in ((payer, -1), (payee, 1)):
+            if player is not None:
+                totals[(season_id, player, unit)] += sign * Fraction(amount)
+    conn.exec_driver_sql(
+        "UPDATE balance SET amount = ? WHERE season_id = ? AND player_id = ? AND unit = ?",
+        [(str(v), s, p, u) for (s, p, u), v in totals.items()],
+    )
+
+
+def balances(engine: Engine, chat_id: int) -> dict[tuple[str, str], Fraction]:
+    """The chat's current-season balances by (player name, unit)."""
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql(
+            "SELECT p.name, b.unit, b.amount FROM balance b JOIN player p ON p.id = b.player_id "
+            "JOIN season s ON s.id = b.season_id WHERE s.chat_id = ? AND s.archived_at IS NULL",
+            (chat_id,),
+        ).fetchall()
+    return {(name, unit): Fraction(amount) for name, unit, amount in rows}
