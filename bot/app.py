@@ -5,20 +5,21 @@ from __future__ import annotations
 import logging
 
 from sqlalchemy.engine import Engine
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
 from telegram.ext import (
     AIORateLimiter,
     Application,
     CallbackQueryHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 from telegram.request import BaseRequest
 
 from bot import handlers
 from bot.config import Config
+from bot.flood import FloodGuard
 from bot.i18n import N_, translator
-from bot.updates import PerChatProcessor
 from service.core import Service
 from storage.db import make_engine
 
@@ -66,9 +67,13 @@ def build_application(
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
     if config.rate_limit and request is None:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
-    builder = builder.post_init(set_menu).concurrent_updates(PerChatProcessor())
+    builder = builder.post_init(set_menu)
     application = builder.build()
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
+    if config.flood is not None:
+        limit, window = config.flood
+        application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
+    application.add_handler(TypeHandler(Update, handlers.flood_gate), group=-1)
     commands = filters.COMMAND & filters.UpdateType.MESSAGE  # edits are not re-recorded
     application.add_handler(MessageHandler(commands, handlers.on_command))
     application.add_handler(CallbackQueryHandler(handlers.on_button))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 VERSION = "v1"
+MAX_ID = 2**31 - 1  # database ids are 32-bit integers
 
 
 def undo_data(event_id: int) -> str:
@@ -34,7 +35,9 @@ def parse_press(data: str | None) -> Press | None:
         return None
     action, arg = parts[1], parts[2] if len(parts) == 3 else ""
     if action in ("undo", "reset"):
-        return Press(action, arg) if arg.isascii() and arg.isdigit() and len(arg) <= 18 else None
+        return (
+            Press(action, arg) if arg.isascii() and arg.isdigit() and int(arg) <= MAX_ID else None
+        )
     if action == "cancel":
         return Press(action, "") if arg == "" else None
     if action == "w":

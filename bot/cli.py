@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from telegram import Update
-
+from bot import serving
 from bot.app import build_application
 from bot.config import Config
+from storage.backup import BackupError, backup, restore
 from storage.db import data_dir, make_engine
 from storage.migrate import upgrade
 
@@ -62,17 +62,18 @@ def serve(config: Config) -> None:
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
-        application.run_webhook(
+        server = serving.webhook(
+            application,
             listen=config.webhook_listen,
             port=config.webhook_port,
             url_path=urlsplit(config.webhook_url).path.lstrip("/"),
             webhook_url=config.webhook_url,
             secret_token=config.webhook_secret,
-            allowed_updates=Update.ALL_TYPES,
         )
+        asyncio.run(server)
     else:
         log.info("long polling")
-        application.run_polling(allowed_updates=Update.ALL_TYPES)
+        asyncio.run(serving.poll(application))
 
 
 def cmd_console(args: argparse.Namespace) -> int:
@@ -82,6 +83,28 @@ def cmd_console(args: argparse.Namespace) -> int:
     url = f"sqlite:///{Path(db).resolve()}" if db else Config.from_env().database_url
     admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
     asyncio.run(run_console_app(url, admins, files_dir=data_dir() / "out"))
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    """`jifen backup PATH`: a consistent copy of the SQLite database (pg_dump for PostgreSQL)."""
+    try:
+        path = backup(Config.from_env().database_url, args.path)
+    except BackupError as err:
+        print(f"jifen backup: {err}", file=sys.stderr)
+        return 2
+    print(f"backup written to {path}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    """`jifen restore PATH`: put a backup in place of the SQLite database (bot stopped)."""
+    try:
+        path = restore(args.path, Config.from_env().database_url)
+    except BackupError as err:
+        print(f"jifen restore: {err}", file=sys.stderr)
+        return 2
+    print(f"database restored to {path}; start the bot again")
     return 0
 
 
@@ -100,8 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     console.add_argument("--db", help="SQLite file (default: $DATABASE_URL or data/jifen.sqlite3)")
     console.add_argument("--admins", default="", help="comma-separated names of group admins")
     sub.add_parser("migrate", help="upgrade the database schema")
+    saving = sub.add_parser("backup", help="copy the SQLite database to PATH (while the bot runs)")
+    saving.add_argument("path", help="the backup file to write")
+    restoring = sub.add_parser("restore", help="put a backup in place of the SQLite database")
+    restoring.add_argument("path", help="the backup file to restore")
     args = parser.parse_args(argv)
-    commands = {"run": cmd_run, "console": cmd_console, "migrate": cmd_migrate}
+    commands = {
+        "run": cmd_run,
+        "console": cmd_console,
+        "migrate": cmd_migrate,
+        "backup": cmd_backup,
+        "restore": cmd_restore,
+    }
     return commands.get(args.command or "run", cmd_run)(args)
 
 

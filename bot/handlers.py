@@ -17,10 +17,11 @@ from telegram import (
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, TelegramError
-from telegram.ext import ContextTypes
+from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
 from bot.callbacks import parse_press
+from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
 from bot.render import Out, Renderer
@@ -34,6 +35,11 @@ from service.requests import Game, Link, Request, Reset, SetOption, Setting, Sho
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)
+MAX_MESSAGE = 4096  # Telegram's limit on a message's text
+FLOOD_WARNING = N_(
+    "Slow down, please: at most {limit} commands in {window} seconds each. "
+    "I will answer you again in a moment."
+)
 UNKNOWN_COMMAND = "unknown command /{word}; /help lists the commands"  # a near miss is answered
 ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
@@ -99,9 +105,28 @@ def markup(out: Out) -> InlineKeyboardMarkup | None:
 
 
 async def send(message: Message, out: Out) -> Message:
+    """Reply in the message's chat (and topic); a long text goes in several messages, split
+    between lines, with the buttons on the last one."""
+    parts = split_text(out.text)
+    for part in parts[:-1]:
+        await message.reply_text(part, parse_mode=ParseMode.HTML, do_quote=False)
     return await message.reply_text(
-        out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out), do_quote=False
+        parts[-1], parse_mode=ParseMode.HTML, reply_markup=markup(out), do_quote=False
     )
+
+
+def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
+    """Pieces of at most `limit` characters, cut at line ends (each line is whole HTML and far
+    shorter than the limit: names and echoed commands are length-limited)."""
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        if current and len(current) + 1 + len(line) > limit:
+            parts.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    return [*parts, current]
 
 
 async def run(
@@ -121,13 +146,38 @@ async def run(
     return await asyncio.to_thread(service(context).execute, ctx, request)
 
 
+async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Per user and chat: at most `limit` commands and button presses in `window` seconds; the
+    first one over gets one polite warning, the rest are dropped before any database work."""
+    guard: FloodGuard | None = context.bot_data.get("flood")
+    user, chat, query = update.effective_user, update.effective_chat, update.callback_query
+    if guard is None or user is None or chat is None:
+        return
+    message = update.message
+    if query is None and (message is None or not (message.text or "").startswith("/")):
+        return
+    verdict = guard.check(user.id, chat.id)
+    if verdict is Verdict.ALLOW:
+        return
+    if verdict is Verdict.WARN:
+        renderer = await renderer_for(context, update)
+        params = {"limit": guard.limit, "window": f"{guard.window:g}"}
+        if query is not None:
+            await answer(query, renderer.alert(FLOOD_WARNING, params))
+        elif message is not None:
+            await send(message, Out(renderer._(FLOOD_WARNING, **params)))
+    elif query is not None:
+        await answer(query)  # no spinner on the user's button
+    raise ApplicationHandlerStop
+
+
 async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Every command: parse, run, answer."""
     message = update.effective_message
     if message is None or not message.text:
         return
     renderer = await renderer_for(context, update)
-    if is_bare_hu(message.text):
+    if is_bare_hu(message.text, context.bot.username):
         await start_wizard(update, context, renderer)
         return
     try:
@@ -174,7 +224,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     renderer = await renderer_for(context, update)
     press = parse_press(query.data)
     message = query.message if isinstance(query.message, Message) else None
-    if press is None or message is None:
+    if press is None or message is None or not on_keyboard(message, query.data):
         await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
     if press.action == "cancel":
@@ -201,6 +251,12 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await answer(query)
     await drop_buttons(query)
     await send(message, renderer.render(reply))
+
+
+def on_keyboard(message: Message, data: str | None) -> bool:
+    """Telegram only sends the data of a button the message shows; anything else was forged."""
+    keyboard = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    return any(button.callback_data == data for row in keyboard for button in row)
 
 
 async def answer(query: CallbackQuery, alert: str | None = None) -> None:
@@ -230,9 +286,11 @@ def addressed_to_us(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     )
 
 
-def is_bare_hu(text: str) -> bool:
+def is_bare_hu(text: str, bot_username: str) -> bool:
+    """`/hu` alone (or `/hu@thisbot`): the button wizard."""
     words = text.split()
-    return len(words) == 1 and words[0].split("@")[0].lower() == "/hu"
+    command, _, bot = (words[0].lower() if len(words) == 1 else "").partition("@")
+    return command == "/hu" and bot in ("", bot_username.lower())
 
 
 async def seats_for_wizard(

@@ -17,6 +17,13 @@ from bot.rules_text import help_text, rules_text
 from service import replies as r
 from service.insight import StatsView
 
+QUOTE_LIMIT = 80  # characters of a recorded command echoed back
+
+
+def quote(command: str) -> str:
+    """A recorded command as echoed in replies: escaped and cut to a sensible length."""
+    return escape(command if len(command) <= QUOTE_LIMIT else command[: QUOTE_LIMIT - 1] + "…")
+
 
 @dataclass(frozen=True)
 class Button:
@@ -84,7 +91,7 @@ class Renderer:
     def _undone(self, reply: r.Undone) -> Out:
         view = reply.view
         what = self._("hand #{n}", n=view.hand_no) if view.kind == "hand" else self._("the kong")
-        lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{escape(view.text)}</i>"]
+        lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
         lines += [self.payment(p, negate=True) for p in view.payments]
         if reply.dealer is not None:
             lines.append(self._("Dealer: {name}", name=escape(reply.dealer)))
@@ -102,7 +109,7 @@ class Renderer:
         kong = view.data["kong"]
         return [
             self._("🀄 Kong recorded: {kind}", kind=self._(labels.KONG[kong["kind"]]))
-            + f" — <i>{escape(view.text)}</i>",
+            + f" — <i>{quote(view.text)}</i>",
             self._("Kong points settle when the hand ends."),
         ]
 
@@ -111,7 +118,7 @@ class Renderer:
         wins = view.data.get("wins", [])
         if not wins:
             head += " · " + self._("流局 drawn hand")
-        lines = [head + f" — <i>{escape(view.text)}</i>"]
+        lines = [head + f" — <i>{quote(view.text)}</i>"]
         lines += [self.win_line(win["value"]) for win in wins]
         lines += [self.payment(p) for p in view.payments]
         if not view.payments:
@@ -161,7 +168,7 @@ class Renderer:
     def k510(self, view: r.HandView) -> list[str]:
         data = view.data
         names: Sequence[str] = data["names"]
-        lines = [self._("🃏 510K hand #{n}", n=view.hand_no) + f" — <i>{escape(view.text)}</i>"]
+        lines = [self._("🃏 510K hand #{n}", n=view.hand_no) + f" — <i>{quote(view.text)}</i>"]
         result = data.get("result")
         marathon = data.get("marathon")
         if marathon is not None:
@@ -299,7 +306,7 @@ class Renderer:
         for view in v.hands:
             mark = " " + self._("[undone]") if view.undone else ""
             when = view.at.strftime("%m-%d %H:%M")
-            lines.append(f"#{view.hand_no} {when} <i>{escape(view.text)}</i>{mark}")
+            lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
             lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
         return Out("\n".join(lines))
 

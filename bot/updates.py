@@ -1,41 +1,33 @@
-"""Concurrent updates, one chat at a time: chats proceed in parallel, a chat's own updates
-keep their order (a hand before its /undo)."""
+"""Chats in parallel, each chat's updates in order (a hand before its /undo)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import Any
-
-from telegram import Update
-from telegram.ext import BaseUpdateProcessor
+import contextlib
+from collections.abc import AsyncIterator
 
 
-class PerChatProcessor(BaseUpdateProcessor):
-    """Runs up to `max_concurrent_updates` updates at once, serialised per chat."""
+class ChatLocks:
+    """One lock per chat; a chat's lock is forgotten when nobody holds or waits for it."""
 
-    def __init__(self, max_concurrent_updates: int = 32) -> None:
-        super().__init__(max_concurrent_updates)
+    def __init__(self) -> None:
         self._locks: dict[int, asyncio.Lock] = {}
         self._users: dict[int, int] = {}
 
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = update.effective_chat if isinstance(update, Update) else None
-        if chat is None:
-            await coroutine
+    @contextlib.asynccontextmanager
+    async def hold(self, chat_id: int | None) -> AsyncIterator[None]:
+        if chat_id is None:
+            yield
             return
-        lock = self._locks.setdefault(chat.id, asyncio.Lock())
-        self._users[chat.id] = self._users.get(chat.id, 0) + 1
+        lock = self._locks.setdefault(chat_id, asyncio.Lock())
+        self._users[chat_id] = self._users.get(chat_id, 0) + 1
         try:
             async with lock:
-                await coroutine
+                yield
         finally:
-            self._users[chat.id] -= 1
-            if not self._users[chat.id]:  # forget idle chats: memory stays bounded
-                del self._users[chat.id], self._locks[chat.id]
+            self._users[chat_id] -= 1
+            if not self._users[chat_id]:
+                del self._users[chat_id], self._locks[chat_id]
 
-    async def initialize(self) -> None:
-        """Nothing to set up."""
-
-    async def shutdown(self) -> None:
-        """Nothing to release."""
+    def __len__(self) -> int:
+        return len(self._locks)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from html import escape
 
 from bot.callbacks import VERSION, cancel_data
 from bot.i18n import N_
@@ -110,7 +111,9 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
             )
             for h in HOWS
         ]
-        return Out(r._(N_("🀄 How did {name} win?"), name=who), (*_rows(rows, 2), (cancel,)))
+        return Out(
+            r._(N_("🀄 How did {name} win?"), name=escape(who)), (*_rows(rows, 2), (cancel,))
+        )
     if w.source is None:
         rows = [
             Button(f"{i + 1}. {n}", replace(w, source=str(i + 1)).encode())

@@ -6,10 +6,13 @@ commit the change with it; reads use a consistent snapshot. Nothing here knows T
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from service import admin, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
@@ -60,9 +63,14 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
 }
 
 
+KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
+PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids, per process
+
+
 class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._pruned_at: float | None = None
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
         """Run one request; raises ServiceError (nothing written) for bad input."""
@@ -85,10 +93,11 @@ class Service:
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Reply:
         with write_session(self.engine) as session:
             chat = repo.lock_chat(session, ctx.chat_id)
+            self._prune(session)
             if ctx.update_id is not None:
                 earlier = repo.claim_update(session, ctx.update_id, ctx.chat_id)
                 if earlier is not None:
-                    return self._repeat(session, earlier.event_id)
+                    return self._repeat(session, earlier.event_id, ctx.chat_id)
             season = repo.current_season(session, chat.id, create=True)
             assert season is not None
             tx = Tx(session, chat, season, ctx)
@@ -97,10 +106,17 @@ class Service:
                 repo.link_update(session, ctx.update_id, tx.event_id)
             return reply
 
+    def _prune(self, session: Session) -> None:
+        """Now and then (and first of all after a start), forget old update ids."""
+        now = time.monotonic()
+        if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
+            repo.prune_updates(session, KEEP_UPDATES)
+            self._pruned_at = now
+
     @staticmethod
-    def _repeat(session: Any, event_id: int | None) -> Reply:
+    def _repeat(session: Any, event_id: int | None, chat_id: int) -> Reply:
         event = repo.event_by_id(session, event_id) if event_id is not None else None
-        if event is None or event.kind == "undo":
+        if event is None or event.kind == "undo" or event.chat_id != chat_id:
             return Info(N_("Already done."))
         return Recorded(view=ledger.hand_views(session, [event])[0], repeated=True)
 

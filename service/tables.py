@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from service import players as who
+from service.admin import require_admin
 from service.errors import N_, ServiceError
 from service.replies import Linked, TableView
 from service.requests import (
@@ -158,6 +159,7 @@ def show_players(tx: Tx, req: ShowPlayers) -> TableView:
 
 
 def link(tx: Tx, req: Link) -> Linked:
+    require_admin(tx)
     if req.user.kind is not RefKind.USERNAME:
         raise ServiceError(N_("Link a guest to an @username:"), usage="/link 小李 @user")
     guest = next(

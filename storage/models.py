@@ -141,4 +141,4 @@ class ProcessedUpdate(SQLModel, table=True):
     update_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
-    processed_at: datetime = Field(default_factory=utcnow)
+    processed_at: datetime = Field(default_factory=utcnow, index=True)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -49,6 +50,14 @@ def claim_update(session: Session, update_id: int, chat_id: int) -> ProcessedUpd
     if claimed is not None:
         return None
     return session.get(ProcessedUpdate, update_id)
+
+
+def prune_updates(session: Session, older_than: timedelta) -> None:
+    """Forget processed update ids older than `older_than` (Telegram reuses ids after a
+    week without updates; it redelivers for a day at most)."""
+    session.execute(
+        delete(ProcessedUpdate).where(col(ProcessedUpdate.processed_at) < utcnow() - older_than)
+    )
 
 
 def link_update(session: Session, update_id: int, event_id: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from fractions import Fraction
 
 import pytest
@@ -12,7 +13,7 @@ from sqlmodel import Session, select
 from service.errors import Forbidden, ServiceError
 from service.replies import Recorded, ResetAsk, ResetDone, TableView, Undone
 from service.requests import Undo
-from storage.models import Event
+from storage.models import Event, ProcessedUpdate, utcnow
 from tests.integration.helpers import Chat
 
 P4 = ("Wang", "Li", "Zhang", "Chen")
@@ -169,3 +170,20 @@ def test_reset_archives_the_season(engine: Engine, chat_id: int) -> None:
     assert isinstance(chat.say("Li", "/players"), TableView)  # the table stays seated
     chat.say("Li", "/hu Li zimo")
     assert chat.balances() == {"Li": 9, "Wang": -3, "Zhang": -3, "Chen": -3}
+
+
+def test_old_update_ids_are_forgotten(engine: Engine, chat_id: int) -> None:
+    """Telegram reuses update ids after a week without updates: old claims are pruned."""
+    chat = mahjong(engine, chat_id)
+    update_id = 2 * 10**12 - chat_id
+    chat.say("Wang", "/hu Wang zimo", update_id=update_id)
+    with Session(engine) as s:
+        row = s.get(ProcessedUpdate, update_id)
+        assert row is not None
+        row.processed_at = utcnow() - timedelta(days=8)
+        s.add(row)
+        s.commit()
+    fresh = Chat(engine, chat_id)  # a restarted process prunes before its first write
+    again = fresh.say("Wang", "/hu Wang zimo", update_id=update_id)
+    assert isinstance(again, Recorded) and not again.repeated
+    assert chat.balances()["Wang"] == 18

@@ -1,0 +1,1 @@
+"""Reliability and security: bad input, crashes, forged buttons, floods, backups, migrations."""

@@ -1,0 +1,37 @@
+"""Fixtures of the reliability suite: the instrumented bot on SQLite (and PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from storage.db import make_engine
+from storage.migrate import upgrade
+from tests.reliability.harness import BotUnderTest, make_bot
+
+
+@pytest.fixture(scope="module")
+def module_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """A migrated SQLite database shared by one test module (tests use fresh chat ids)."""
+    path = tmp_path_factory.mktemp("reliability") / "bot.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def module_bot(module_engine: Engine) -> Iterator[BotUnderTest]:
+    """One started bot per module over its own fake Bot API, flood guard off."""
+    yield from make_bot(module_engine)
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path}/bot.sqlite3")
+    upgrade(engine)
+    yield engine
+    engine.dispose()

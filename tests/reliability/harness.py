@@ -1,0 +1,210 @@
+"""The real PTB Application in-process over the fake Bot API, instrumented for reliability tests.
+
+``BotUnderTest`` records every call of the error handlers (an extra error handler: PTB calls them
+all), snapshots the whole database (every row of every table) to prove a refused command changed
+nothing, and checks the ledger's invariants. It runs on its own event loop so that hypothesis
+tests can drive it from plain (sync) test functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from bot.app import build_application
+from bot.config import Config
+from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
+from bot.offline import OfflineRequest
+
+WARNING = "⚠️"
+TEXT_LIMIT = 4096
+BOT_USERNAME = "jifen_bot"
+TABLES = (
+    "chat",
+    "season",
+    "player",
+    "game_table",
+    "event",
+    "transfer",
+    "balance",
+    "processed_update",
+)
+UPDATE_ID_BASE = 7_000_000_000_000
+_ids = itertools.count(1)
+
+
+def fresh_id() -> int:
+    """A number no other chat or user of this test process uses."""
+    return next(_ids)
+
+
+@dataclass
+class Outcome:
+    """What the bot did for one update."""
+
+    update: dict[str, Any]
+    sent: list[OutboxEntry]
+    answers: list[CallbackAnswer]
+    errors: list[BaseException]
+
+    @property
+    def texts(self) -> list[str]:
+        return [e.plain_text for e in self.sent if e.action in ("sent", "edited")]
+
+    @property
+    def warned(self) -> bool:
+        """A refusal: an error message, or an alert answering a button."""
+        return any(t.startswith(WARNING) for t in self.texts) or any(
+            a.show_alert for a in self.answers
+        )
+
+
+@dataclass
+class BotUnderTest:
+    api: FakeBotApi
+    app: Any
+    engine: Engine
+    loop: asyncio.AbstractEventLoop
+    errors: list[BaseException] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ driving
+
+    def process(self, update: dict[str, Any]) -> Outcome:
+        """Feed one update (as Telegram sends it) and collect what the bot did."""
+        seq, errors = self.api.last_seq, len(self.errors)
+        self.api.take_updates()
+        self.loop.run_until_complete(self.app.process_update(Update.de_json(update, self.app.bot)))
+        return Outcome(
+            update,
+            [e for e in self.api.outbox_since(seq)],
+            self.api.answers_since(seq),
+            self.errors[errors:],
+        )
+
+    def say(self, user: User, message: str, chat: Chat, thread: int | None = None) -> Outcome:
+        return self.process(self.api.send_text(chat, user, message, thread))
+
+    def anonymous(self, message: str, chat: Chat, thread: int | None = None) -> Outcome:
+        return self.process(self.api.send_as_anonymous_admin(chat, message, thread))
+
+    def press(self, user: User, chat: Chat, message_id: int, data: str) -> Outcome:
+        return self.process(self.api.press_button(chat, user, message_id, data))
+
+    # ------------------------------------------------------------------ the database
+
+    def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every table, in a stable order."""
+        with self.engine.connect() as conn:
+            return {
+                table: sorted(
+                    (tuple(row) for row in conn.execute(text(f"SELECT * FROM {table}"))),
+                    key=repr,
+                )
+                for table in TABLES
+            }
+
+    def counts(self) -> dict[str, int]:
+        with self.engine.connect() as conn:
+            return {
+                table: int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
+                for table in TABLES
+            }
+
+    def balances(self, chat_id: int) -> dict[tuple[int, str, str], Fraction]:
+        """(season number, player name, unit) → balance, for one chat."""
+        query = text(
+            "SELECT s.number, p.name, b.unit, b.amount FROM balance b "
+            "JOIN season s ON s.id = b.season_id JOIN player p ON p.id = b.player_id "
+            "WHERE s.chat_id = :chat"
+        )
+        with self.engine.connect() as conn:
+            return {
+                (int(n), str(name), str(unit)): Fraction(amount)
+                for n, name, unit, amount in conn.execute(query, {"chat": chat_id})
+            }
+
+    def check_invariants(self) -> None:
+        """The balance cache equals the live transfers; mahjong is zero-sum; undo links hold."""
+        with self.engine.connect() as conn:
+            live: dict[tuple[int, int, str], Fraction] = {}
+            rows = conn.execute(
+                text(
+                    "SELECT t.season_id, t.payer_id, t.payee_id, t.unit, t.amount FROM transfer t "
+                    "JOIN event e ON e.id = t.event_id WHERE e.undone_by IS NULL"
+                )
+            )
+            for season, payer, payee, unit, amount in rows:
+                for pid, sign in ((payer, -1), (payee, 1)):
+                    if pid is not None:
+                        key = (int(season), int(pid), str(unit))
+                        live[key] = live.get(key, Fraction(0)) + sign * Fraction(amount)
+            cached = {
+                (int(s), int(p), str(u)): Fraction(a)
+                for s, p, u, a in conn.execute(
+                    text("SELECT season_id, player_id, unit, amount FROM balance")
+                )
+            }
+            for key in live.keys() | cached.keys():
+                assert live.get(key, 0) == cached.get(key, 0), f"balance cache drifted at {key}"
+            sums: dict[int, Fraction] = {}
+            for (season, _, unit), amount in cached.items():
+                if unit == "mahjong":
+                    sums[season] = sums.get(season, Fraction(0)) + amount
+            assert all(v == 0 for v in sums.values()), f"mahjong is not zero-sum: {sums}"
+            bad_links = conn.execute(
+                text(
+                    "SELECT count(*) FROM event e LEFT JOIN event u ON u.id = e.undone_by "
+                    "WHERE e.undone_by IS NOT NULL AND (u.id IS NULL OR u.kind <> 'undo')"
+                )
+            ).scalar_one()
+            assert bad_links == 0, "an event is marked undone by something that is not an undo"
+
+
+def make_bot(
+    engine: Engine, *, flood: bool = False, config: Config | None = None
+) -> Iterator[BotUnderTest]:
+    """A started bot over a fresh fake Bot API (generator: use as a fixture body).
+
+    ``flood=False`` switches the flood guard off (if it is wired, as ``bot_data["flood"]``): the
+    fuzz and matrix tests send many commands from few users in no time.
+    """
+    # Update ids are unique in a database (processed_update): each fake API gets its own range,
+    # away from the small ids other test modules use on the shared PostgreSQL database.
+    api = FakeBotApi(first_update_id=UPDATE_ID_BASE + fresh_id() * 10_000_000)
+    loop = asyncio.new_event_loop()
+    app = build_application(
+        config or Config(token="123:TEST", database_url=str(engine.url), rate_limit=False),
+        engine=engine,
+        request=OfflineRequest(api),
+        updates_request=OfflineRequest(api),
+    )
+    bot = BotUnderTest(api, app, engine, loop)
+
+    async def record(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert context.error is not None
+        bot.errors.append(context.error)
+
+    app.add_error_handler(record)
+    if not flood:
+        app.bot_data.pop("flood", None)
+    loop.run_until_complete(app.initialize())
+    if app.post_init is not None:
+        loop.run_until_complete(app.post_init(app))
+    try:
+        yield bot
+    finally:
+        loop.run_until_complete(app.shutdown())
+        loop.close()
+
+
+def describe(errors: list[BaseException]) -> str:
+    return "; ".join(f"{type(e).__name__}: {e}" for e in errors)
