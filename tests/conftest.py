@@ -6,6 +6,7 @@ import itertools
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import settings
@@ -32,23 +33,31 @@ def postgres_available() -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    """A fresh, migrated PostgreSQL database for this test session, dropped afterwards."""
+@contextmanager
+def fresh_pg_database(prefix: str, why: str = "") -> Iterator[str]:
+    """A new, empty PostgreSQL database, dropped afterwards; skips when no server answers."""
     if not postgres_available():
-        pytest.skip(f"no PostgreSQL server answers at {PG_ADMIN_URL}")
-    name = f"jifen_test_{uuid.uuid4().hex[:10]}"
+        pytest.skip(f"no PostgreSQL server answers at {PG_ADMIN_URL}{why}")
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    yield url
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for this test session, dropped afterwards."""
+    with fresh_pg_database("jifen_test") as url:
+        engine = make_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        yield url
 
 
 @pytest.fixture

@@ -16,18 +16,17 @@ import random
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from bot.fake_api import FakeBotApi
 from storage.db import make_engine
-from tests.conftest import PG_ADMIN_URL, postgres_available
+from tests.conftest import fresh_pg_database
 from tests.e2e.emulator import EmulatorClient, EmulatorProcess, EmulatorServer
 from tests.reliability.crashkit import (
     NAMES,
@@ -209,18 +208,8 @@ def free_port() -> int:
 @pytest.fixture
 def pg_database() -> Iterator[str]:
     """A fresh, empty PostgreSQL database (the bot migrates it on start)."""
-    if not postgres_available():
-        pytest.skip(f"no PostgreSQL server answers at {PG_ADMIN_URL}: webhook crash test skipped")
-    name = f"jifen_crash_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_pg_database("jifen_crash", ": webhook crash test skipped") as url:
+        yield url
 
 
 @pytest.mark.postgres

@@ -14,7 +14,6 @@ revision; databases already at R would never see an edit of R).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
@@ -34,7 +33,7 @@ import storage.models  # noqa: F401  (registers the tables)
 from bot.fake_api import Chat, User
 from storage.db import make_engine
 from storage.migrate import MIGRATIONS, alembic_config, upgrade
-from tests.conftest import PG_ADMIN_URL, postgres_available
+from tests.conftest import fresh_pg_database
 from tests.reliability.harness import describe, make_bot
 
 RELEASED = Path(__file__).parent / "released_migrations"
@@ -324,18 +323,8 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/old.sqlite3"
         return
-    if not postgres_available():
-        pytest.skip(f"no PostgreSQL server answers at {PG_ADMIN_URL}")
-    name = f"jifen_mig_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_pg_database("jifen_mig") as url:
+        yield url
 
 
 def balances(engine: Engine, chat_id: int) -> dict[tuple[int, str, str], Fraction]:

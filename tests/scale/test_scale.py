@@ -28,7 +28,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -37,11 +36,10 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
 from storage.db import make_engine
-from tests.conftest import PG_ADMIN_URL, postgres_available
+from tests.conftest import fresh_pg_database
 from tests.e2e.emulator import EmulatorClient, EmulatorProcess
 from tests.scale.scenario import (
     ChatScript,
@@ -171,18 +169,8 @@ def stop_workers(workers: Sequence[Worker]) -> None:
 @pytest.fixture
 def scale_database() -> Iterator[str]:
     """A fresh, empty PostgreSQL database (the workers migrate it), dropped afterwards."""
-    if not postgres_available():
-        pytest.skip(f"the scale test needs PostgreSQL: no server answers at {PG_ADMIN_URL}")
-    name = f"jifen_scale_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_pg_database("jifen_scale", ": the scale test needs PostgreSQL") as url:
+        yield url
 
 
 @pytest.fixture
