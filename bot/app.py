@@ -6,6 +6,7 @@ import logging
 
 from sqlalchemy.engine import Engine
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
+from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -42,13 +43,17 @@ MENU = (
 
 
 async def set_menu(application: Application) -> None:  # type: ignore[type-arg]
-    """The command menu in English and Chinese, for private and group chats."""
-    for lang in ("en", "zh"):
-        commands = [BotCommand(cmd, translator(lang).gettext(desc)) for cmd, desc in MENU]
-        for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
-            await application.bot.set_my_commands(
-                commands, scope=scope, language_code=None if lang == "en" else lang
-            )
+    """The command menu in English and Chinese, for private and group chats. A Bot API server
+    that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
+    try:
+        for lang in ("en", "zh"):
+            commands = [BotCommand(cmd, translator(lang).gettext(desc)) for cmd, desc in MENU]
+            for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
+                await application.bot.set_my_commands(
+                    commands, scope=scope, language_code=None if lang == "en" else lang
+                )
+    except TelegramError:
+        log.warning("could not set the command menu", exc_info=True)
 
 
 def build_application(

@@ -85,7 +85,11 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
         return True
     if user is None:
         return False
-    member = await context.bot.get_chat_member(chat.id, user.id)
+    try:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+    except TelegramError:  # unknown to the server: not an admin we can confirm
+        log.warning("could not check whether %s is an admin of %s", user.id, chat.id)
+        return False
     return member.status in ADMIN_STATUSES
 
 

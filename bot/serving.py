@@ -54,7 +54,8 @@ async def poll(app: Application) -> None:  # type: ignore[type-arg]
     async with app:
         if app.post_init:
             await app.post_init(app)
-        await app.bot.delete_webhook()
+        with contextlib.suppress(TelegramError):  # none set, or the server does not know it
+            await app.bot.delete_webhook()
         await app.start()
         offset = 0
         while not stop.is_set():
