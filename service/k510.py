@@ -15,7 +15,7 @@ from scoring.k510 import marathon_add, marathon_finished, score_hand, score_mara
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import hand_views, record
+from service.ledger import fresh_view, record
 from service.replies import Progress, Recorded
 from service.requests import Game, Report
 from service.tables import require_table
@@ -57,7 +57,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     repo.add_transfers(
         tx.session, transfers, season_id=tx.season.id or 0, unit=UNIT, seated=table.seats
     )
-    return Recorded(view=hand_views(tx.session, [event])[0], progress=progress)
+    return Recorded(view=fresh_view(event, transfers, people), progress=progress)
 
 
 def _report(tx: Tx, table: GameTable, people: Sequence[Player], req: Report) -> Report510k:

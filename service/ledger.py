@@ -12,7 +12,7 @@ from service.replies import HandView, Info, Payment, Undone
 from service.requests import Game, Undo
 from service.unit import Tx
 from storage import repository as repo
-from storage.models import Event, GameTable, Transfer
+from storage.models import Event, GameTable, Player, Transfer
 
 RECORDS = ("hand", "kong")
 
@@ -32,6 +32,11 @@ def hand_views(session: Session, events: Sequence[Event]) -> list[HandView]:
     for t in transfers:
         by_event.setdefault(t.event_id, []).append(t)
     return [_view(e, by_event.get(e.id or 0, []), names) for e in events]
+
+
+def fresh_view(event: Event, transfers: Sequence[Transfer], people: Sequence[Player]) -> HandView:
+    """The view of an event just written, from what the use case holds (no reading back)."""
+    return _view(event, transfers, {p.id: p.name for p in people if p.id is not None})
 
 
 def _view(event: Event, transfers: Sequence[Transfer], names: dict[int, str]) -> HandView:

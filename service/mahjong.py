@@ -25,7 +25,7 @@ from scoring.mahjong_model import (
 )
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import hand_views, record
+from service.ledger import fresh_view, record
 from service.replies import Recorded
 from service.requests import Game, Gang, Hu, HuClause, Liuju
 from service.tables import require_table
@@ -51,7 +51,7 @@ def gang(tx: Tx, req: Gang) -> Recorded:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
     data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
     event = record(tx, table, "kong", data)
-    return Recorded(view=hand_views(tx.session, [event])[0])
+    return Recorded(view=fresh_view(event, [], people))
 
 
 def hu(tx: Tx, req: Hu) -> Recorded:
@@ -93,16 +93,14 @@ def _settle(
         "seats": list(table.seats),
     }
     event = record(tx, table, "hand", data)
+    transfers = _transfers(tx, table, event, result)
     repo.add_transfers(
-        tx.session,
-        _transfers(tx, table, event, result),
-        season_id=tx.season.id or 0,
-        unit=UNIT,
-        seated=table.seats,
+        tx.session, transfers, season_id=tx.season.id or 0, unit=UNIT, seated=table.seats
     )
     table.dealer = result.next_dealer
     tx.session.add(table)
-    return Recorded(view=hand_views(tx.session, [event])[0], dealer=people[result.next_dealer].name)
+    view = fresh_view(event, transfers, people)
+    return Recorded(view=view, dealer=people[result.next_dealer].name)
 
 
 def _win(
