@@ -301,7 +301,10 @@ async def seats_for_wizard(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
 ) -> tuple[str, ...] | None:
     """The seated names of a full mahjong table here, or None after telling why not."""
-    view = await run(update, context, ShowPlayers(), "/players")
+    try:
+        view: Reply | None = await run(update, context, ShowPlayers(), "/players")
+    except ServiceError:  # no table here
+        view = None
     message = update.effective_message
     if isinstance(view, TableView) and view.game == Game.MAHJONG and None not in view.seats:
         return tuple(name for name in view.seats if name is not None)

@@ -217,3 +217,13 @@ async def test_errors_name_the_problem_and_show_the_form(bot: Harness) -> None:
     assert "No seated player 'Zed'" in text and "1 Ann" in text
     text = await bot.text(ANN, "/r A=5")
     assert "Write it like this" in text
+
+
+async def test_the_hu_wizard_needs_a_full_mahjong_table(bot: Harness) -> None:
+    assert "full mahjong table" in await bot.text(ANN, "/hu")  # nothing recorded yet
+    await bot.say(ANN, "/set lang en")  # the chat is known now, still without a table
+    assert "full mahjong table" in await bot.text(ANN, "/hu")
+    await bot.seat("510k")
+    assert "full mahjong table" in await bot.text(ANN, "/hu")
+    await bot.say(ANN, "/new mahjong")
+    assert "full mahjong table" in await bot.text(ANN, "/hu")  # nobody seated
