@@ -16,8 +16,9 @@ from sqlalchemy.engine import Engine
 from storage.db import make_engine
 from storage.migrate import upgrade
 
-# Shared CI machines are slow and noisy: properties are checked without a time deadline.
-settings.register_profile("jifen", deadline=None)
+# Shared CI machines are slow and noisy: properties are checked without a time deadline. In
+# CI the examples are derandomized, so a run can be reproduced; developers' runs explore.
+settings.register_profile("jifen", deadline=None, derandomize=bool(os.environ.get("CI")))
 settings.load_profile("jifen")
 
 PG_ADMIN_URL = os.environ.get("JIFEN_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
