@@ -169,6 +169,7 @@ class _Console:
         self.files_dir = files_dir
         self.speaker = FIRST_SPEAKER
         self.seen = api.last_seq
+        self.shown: dict[tuple[int, int], str] = {}  # (chat, message) → the text printed last
 
     def user(self, name: str) -> User:
         """The speaker's user, an administrator of the chat if named in ``admins``."""
@@ -247,10 +248,17 @@ class _Console:
         for entry in sorted(entries, key=lambda e: e.seq):
             if isinstance(entry, CallbackAnswer):
                 self.show_answer(entry)
-            elif entry.action != "deleted":
+            elif entry.action != "deleted" and not self.only_buttons_changed(entry):
                 self.show_message(entry)
         self.seen = self.api.last_seq
         self.out.flush()
+
+    def only_buttons_changed(self, entry: OutboxEntry) -> bool:
+        """An edit that only took buttons away (after Undo or Confirm) is not printed again."""
+        key = (entry.chat_id, entry.message_id)
+        same = entry.action == "edited" and self.shown.get(key) == entry.plain_text
+        self.shown[key] = entry.plain_text
+        return same and not entry.buttons
 
     def show_answer(self, answer: CallbackAnswer) -> None:
         """A callback query answer with text: an alert or a toast."""
