@@ -459,14 +459,6 @@ def parse_html(source: str) -> tuple[str, list[JSON]]:
     return _HtmlParser(source).parse()
 
 
-def html_to_text(source: str) -> str:
-    """What users see of an HTML-formatted message (lenient: never raises)."""
-    try:
-        return parse_html(source)[0]
-    except FakeApiError:
-        return html.unescape(re.sub(r"<[^>]*>", "", source))
-
-
 def render(
     text: str, parse_mode: str | None, entities: list[JSON] | None = None
 ) -> tuple[str, list[JSON]]:
@@ -668,10 +660,6 @@ class FakeBotApi:
             raise ValueError(f"unknown member status {status!r}")
         self.users.setdefault(user.id, user)
         self._state(chat_id).members[user.id] = status
-
-    def member_status(self, chat_id: int, user_id: int) -> str:
-        """``user_id``'s status in the chat ("left" if never set)."""
-        return self._state(chat_id).members.get(user_id, "left")
 
     def message(self, chat_id: int, message_id: int) -> JSON | None:
         """A copy of a stored message (current state), or None."""

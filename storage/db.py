@@ -66,10 +66,6 @@ def _sqlite_engine(url: str) -> Engine:
     return engine
 
 
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
-
-
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
     """One write transaction: committed on success, rolled back on any error."""

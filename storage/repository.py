@@ -303,10 +303,6 @@ def event_by_id(session: Session, event_id: int) -> Event | None:
     return session.get(Event, event_id)
 
 
-def max_update_id(session: Session) -> int:
-    return session.exec(select(func.max(ProcessedUpdate.update_id))).one() or 0
-
-
 def move_chat(session: Session, old_id: int, new_id: int) -> None:
     """Group → supergroup migration: every row of the old chat id moves to the new one."""
     old = session.get(Chat, old_id)
