@@ -86,7 +86,6 @@ def _report(tx: Tx, table: GameTable, people: Sequence[Player], req: Report) -> 
 def _marathon_hand(
     tx: Tx, table: GameTable, people: Sequence[Player], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
-    score_hand(rep)  # validates the report the same way as a single hand
     number, state = current_marathon(tx.session, table, tx.season.id or 0)
     state = marathon_add(state, rep)
     finished = marathon_finished(state)
