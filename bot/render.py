@@ -281,9 +281,9 @@ class Renderer:
 
     def _standingsview(self, v: r.StandingsView) -> Out:
         title = (
-            self._("Standings, season {n} (archived)", n=v.season)
+            self._("Standings of season {n} (archived):", n=v.season)
             if v.archived
-            else self._("Standings, season {n}", n=v.season)
+            else self._("Standings of season {n}:", n=v.season)
         )
         lines = [f"<b>{title}</b>"]
         if not v.sections:

@@ -323,7 +323,7 @@ def _has_sent(entries: list[JSON]) -> bool:
 
 
 def _has_standings(entries: list[JSON]) -> bool:
-    return any(e["plain_text"].startswith("Standings, season") for e in entries)
+    return any(e["plain_text"].startswith("Standings of season") for e in entries)
 
 
 # ---------------------------------------------------------------- webhook requests

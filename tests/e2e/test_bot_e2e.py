@@ -342,7 +342,7 @@ def test_language_of_the_sender_then_of_the_chat(polling: Bots) -> None:
     assert CJK.search(group.text(wang, "/new mahjong"))
     zh = group.text(wang, "/standings")
     assert "赛季" in zh and "Standings" not in zh, zh
-    assert "Standings, season 1" in group.text(ALICE, "/standings")
+    assert "Standings of season 1" in group.text(ALICE, "/standings")
 
     # /set lang is for admins; the refusal is in Chinese.
     refused = group.text(wang, "/set lang en")
@@ -352,7 +352,7 @@ def test_language_of_the_sender_then_of_the_chat(polling: Bots) -> None:
     client.set_member(group.chat, boss, "administrator")
     assert group.text(boss, "/set lang en") == "Set language: en."
     english = group.text(wang, "/standings")
-    assert "Standings, season 1" in english and "赛季" not in english, english
+    assert "Standings of season 1" in english and "赛季" not in english, english
     assert "sits down" in group.text(wang, "/join")
 
     assert "已设置" in group.text(boss, "/set lang zh")
@@ -376,7 +376,7 @@ def test_token_stays_out_of_the_log(polling: Bots) -> None:
     )
     assert bot.alive
     client.set_member(group.chat, BOT_USER, "member")
-    assert "Standings, season 1" in group.text(ALICE, "/standings")  # it kept running
+    assert "Standings of season 1" in group.text(ALICE, "/standings")  # it kept running
     log = bot.log()
     assert "long polling" in log and "Traceback" in log and "Forbidden" in log
     bot.assert_token_not_logged()

@@ -31,7 +31,7 @@ def console(db: Path, script: str, *admins: str) -> str:
 
 def last_standings(output: str, section: str = "Mahjong points:") -> dict[str, Fraction]:
     """The balances of `section` in the last standings the output shows."""
-    block = output.rsplit("Standings, season", 1)[1]
+    block = output.rsplit("Standings of season", 1)[1]
     rows: dict[str, Fraction] = {}
     inside = False
     for line in block.splitlines():
@@ -124,7 +124,7 @@ def test_reset_needs_an_admin_and_a_confirmation(tmp_path: Path) -> None:
     assert "Only group admins can do that." in out
     assert "Season 1 archived." in out
     assert last_standings(out) == {"B": 9, "A": -3, "C": -3, "D": -3}
-    assert "Standings, season 2\nNo hands recorded yet." in out
+    assert "Standings of season 2:\nNo hands recorded yet." in out
 
 
 @pytest.mark.parametrize(
