@@ -58,6 +58,9 @@ def _match(tx: Tx, players: Sequence[Player], ref: PlayerRef) -> list[int]:
         return [n] if 0 <= n < len(players) else []
     if ref.kind is RefKind.ME:
         uid = tx.ctx.actor.user_id
+        if uid is not None and not any(p.user_id == uid for p in players):
+            me = sender(tx)  # a guest seated under the sender's name becomes the sender
+            return [i for i, p in enumerate(players) if p.id == me.id]
         return [i for i, p in enumerate(players) if uid is not None and p.user_id == uid]
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()

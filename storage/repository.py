@@ -130,18 +130,18 @@ def players_by_id(session: Session, ids: Iterable[int]) -> dict[int, Player]:
 def player_for_user(
     session: Session, chat_id: int, user_id: int, name: str, username: str | None
 ) -> Player:
-    """The chat's player for a Telegram user, created on first sight; name kept current."""
+    """The chat's player for a Telegram user, created on first sight; name kept current. A guest
+    linked to the user's @username, or else the one guest of the same name (seated by
+    `/seats` before the person spoke), becomes the user's player."""
     player = session.exec(
         select(Player).where(Player.chat_id == chat_id, Player.user_id == user_id)
     ).first()
-    if player is None and username:  # a guest linked to this @username takes the account
-        player = session.exec(
-            select(Player).where(
-                Player.chat_id == chat_id,
-                col(Player.user_id).is_(None),
-                func.lower(Player.username) == username.lower(),
-            )
-        ).first()
+    guests = select(Player).where(Player.chat_id == chat_id, col(Player.user_id).is_(None))
+    if player is None and username:
+        player = session.exec(guests.where(func.lower(Player.username) == username.lower())).first()
+    if player is None:
+        same_name = session.exec(guests.where(func.lower(Player.name) == name.lower())).all()
+        player = same_name[0] if len(same_name) == 1 else None
     if player is None:
         player = Player(chat_id=chat_id, user_id=user_id, name=name, username=username)
     elif player.user_id is None:

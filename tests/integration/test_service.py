@@ -187,3 +187,13 @@ def test_old_update_ids_are_forgotten(engine: Engine, chat_id: int) -> None:
     again = fresh.say("Wang", "/hu Wang zimo", update_id=update_id)
     assert isinstance(again, Recorded) and not again.repeated
     assert chat.balances()["Wang"] == 18
+
+
+def test_a_guest_seated_by_name_becomes_the_person_of_that_name(
+    engine: Engine, chat_id: int
+) -> None:
+    chat = mahjong(engine, chat_id)  # /seats Wang Li Zhang Chen: all guests
+    chat.say("Li", "/hu me zimo")  # Li speaks: the guest "Li" is Li
+    assert chat.balances() == {"Li": 9, "Wang": -3, "Zhang": -3, "Chen": -3}
+    with pytest.raises(ServiceError, match="already sits at seat 2"):  # no second "Li"
+        chat.say("Li", "/join")
