@@ -40,6 +40,8 @@ def main() -> int:
         f"pip-audit: {len(deps) - len(skipped)} audited, {len(vulnerable)} vulnerable, "
         f"{len(skipped)} skipped (the registry did not answer for them)"
     )
+    if deps and len(skipped) == len(deps):
+        print("pip-audit: WARNING: nothing was audited (no vulnerability data from the registry)")
     return 1 if vulnerable else 0
 
 
