@@ -27,11 +27,11 @@ from bot.parsing import NotForThisBot, ParseError, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_png, export_caption
 from service.context import Actor, Ctx
-from service.core import Service
+from service.core import Answer, Service
 from service.errors import ServiceError
 from service.insight import ChartData, ExportData, export_csv
-from service.replies import Info, Reply, SettingChanged, TableView
-from service.requests import Game, Link, Request, Reset, SetOption, Setting, ShowPlayers, Undo
+from service.replies import Info, Reply, TableView
+from service.requests import Game, Link, Request, Reset, SetOption, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)
@@ -135,7 +135,7 @@ def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
 
 async def run(
     update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
-) -> Reply:
+) -> Answer:
     """Check permissions and run the request in a worker thread (one transaction)."""
     chat = update.effective_chat
     assert chat is not None
@@ -147,7 +147,7 @@ async def run(
         update_id=update.update_id,
         text=text,
     )
-    return await asyncio.to_thread(service(context).execute, ctx, request)
+    return await asyncio.to_thread(service(context).answer, ctx, request)
 
 
 async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -177,12 +177,11 @@ async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 
 async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Every command: parse, run, answer."""
-    message = update.effective_message
+    message, user = update.effective_message, update.effective_user
     if message is None or not message.text:
         return
-    renderer = await renderer_for(context, update)
     if is_bare_hu(message.text, context.bot.username):
-        await start_wizard(update, context, renderer)
+        await start_wizard(update, context, await renderer_for(context, update))
         return
     try:
         request = parse(message.text, context.bot.username)
@@ -190,15 +189,18 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     except ParseError as err:
         if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
+            renderer = await renderer_for(context, update)
             await send(message, renderer.error(err.msgid, err.params, err.usage))
         return
     try:
-        reply = await run(update, context, request, message.text)
+        answered = await run(update, context, request, message.text)
     except ServiceError as err:
+        renderer = await renderer_for(context, update)
         await send(message, renderer.error(err.msgid, err.params, err.usage))
         return
-    if isinstance(reply, SettingChanged) and reply.key == Setting.LANG:
-        renderer = Renderer(reply.value)
+    # The language comes with the answer: no second transaction on the hot path.
+    renderer = Renderer(pick_language(answered.lang, user.language_code if user else None))
+    reply = answered.reply
     if isinstance(reply, ChartData | ExportData):
         await send_file(message, renderer, reply)
         return
@@ -244,7 +246,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         else Reset(confirm=True, season_id=int(press.arg))
     )
     try:
-        reply = await run(update, context, request, f"[{press.action}]")
+        reply = (await run(update, context, request, f"[{press.action}]")).reply
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return
@@ -302,7 +304,7 @@ async def seats_for_wizard(
 ) -> tuple[str, ...] | None:
     """The seated names of a full mahjong table here, or None after telling why not."""
     try:
-        view: Reply | None = await run(update, context, ShowPlayers(), "/players")
+        view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
     except ServiceError:  # no table here
         view = None
     message = update.effective_message
@@ -345,7 +347,7 @@ async def wizard_step(
         return
     command = state.command()
     try:
-        reply = await run(update, context, parse(command), command)
+        reply = (await run(update, context, parse(command), command)).reply
     except (ParseError, ServiceError) as err:
         await send(query.message, renderer.error(err.msgid, err.params, err.usage))
         return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -67,6 +68,15 @@ KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
 PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids, per process
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A reply and the chat's chosen language, read in the same transaction (after the change,
+    so `/set lang` answers in the new language)."""
+
+    reply: Reply
+    lang: str | None
+
+
 class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -74,6 +84,10 @@ class Service:
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
         """Run one request; raises ServiceError (nothing written) for bad input."""
+        return self.answer(ctx, request).reply
+
+    def answer(self, ctx: Ctx, request: Request) -> Answer:
+        """`execute`, with the chat's language for rendering the reply."""
         use_case = WRITES.get(type(request))
         if use_case is not None:
             return self._write(ctx, request, use_case)
@@ -90,21 +104,21 @@ class Service:
         with write_session(self.engine) as session:
             repo.move_chat(session, old_id, new_id)
 
-    def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Reply:
+    def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         with write_session(self.engine) as session:
             chat = repo.lock_chat(session, ctx.chat_id)
             self._prune(session)
             if ctx.update_id is not None:
                 earlier = repo.claim_update(session, ctx.update_id, ctx.chat_id)
                 if earlier is not None:
-                    return self._repeat(session, earlier.event_id, ctx.chat_id)
+                    return Answer(self._repeat(session, earlier.event_id, ctx.chat_id), chat.lang)
             season = repo.current_season(session, chat.id, create=True)
             assert season is not None
             tx = Tx(session, chat, season, ctx)
             reply = use_case(tx, request)
             if ctx.update_id is not None and tx.event_id is not None:
                 repo.link_update(session, ctx.update_id, tx.event_id)
-            return reply
+            return Answer(reply, chat.lang)
 
     def _prune(self, session: Session) -> None:
         """Now and then (and first of all after a start), forget old update ids."""
@@ -120,29 +134,34 @@ class Service:
             return Info(N_("Already done."))
         return Recorded(view=ledger.hand_views(session, [event])[0], repeated=True)
 
-    def _read(self, ctx: Ctx, request: Request) -> Reply:
+    def _read(self, ctx: Ctx, request: Request) -> Answer:
         with read_session(self.engine) as session:
-            match request:
-                case Standings():
-                    return views.standings(session, ctx.chat_id, ctx.thread_id, request)
-                case History():
-                    return views.history(session, ctx.chat_id, request)
-                case Settle():
-                    return views.settle(session, ctx.chat_id, request)
-                case Seasons():
-                    return views.seasons(session, ctx.chat_id)
-                case Rules():
-                    return views.rules(session, ctx.chat_id, ctx.thread_id, request)
-                case ShowPlayers():
-                    return self._players(session, ctx, request)
-                case Help():
-                    return HelpView()
-                case Stats():
-                    return insight.stats(session, ctx.chat_id, request)
-                case Chart():
-                    return insight.chart_data(session, ctx.chat_id, request)
-                case Export():
-                    return insight.export_rows(session, ctx.chat_id, request)
+            chat = repo.get_chat(session, ctx.chat_id)
+            reply = self._view(session, ctx, request)
+            return Answer(reply, chat.lang if chat else None)
+
+    def _view(self, session: Session, ctx: Ctx, request: Request) -> Reply:
+        match request:
+            case Standings():
+                return views.standings(session, ctx.chat_id, ctx.thread_id, request)
+            case History():
+                return views.history(session, ctx.chat_id, request)
+            case Settle():
+                return views.settle(session, ctx.chat_id, request)
+            case Seasons():
+                return views.seasons(session, ctx.chat_id)
+            case Rules():
+                return views.rules(session, ctx.chat_id, ctx.thread_id, request)
+            case ShowPlayers():
+                return self._players(session, ctx, request)
+            case Help():
+                return HelpView()
+            case Stats():
+                return insight.stats(session, ctx.chat_id, request)
+            case Chart():
+                return insight.chart_data(session, ctx.chat_id, request)
+            case Export():
+                return insight.export_rows(session, ctx.chat_id, request)
         raise TypeError(f"no use case for {type(request).__name__}")
 
     @staticmethod
