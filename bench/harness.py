@@ -1,12 +1,12 @@
 """The real PTB Application in-process over the fake Bot API, fed prepared updates.
 
 Updates are built (as Telegram sends them) before any timing starts. A timed run hands them to
-the started Application the way the polling loop does: ``Update.de_json`` of each, put into
-``application.update_queue`` in getUpdates-sized chunks (100), and waits until PTB's fetcher has
-run ``Application.process_update`` on every one (``update_queue.join()``). Each step includes
-the handler, the service and its committed transaction, and the reply through
-``OfflineRequest`` to ``FakeBotApi``. The Application's own update processor applies (the
-product's concurrency as ``bot.app`` configures it; the echo bot: PTB's default, one at a time).
+the started Application the way the product's polling loop (`bot.serving.poll`) does: in
+getUpdates-sized chunks (100), ``Update.de_json`` of each, then ``bot.serving.process_batch``
+(``Application.process_update`` for the chats concurrently, each chat's updates in order),
+and waits for the chunk to finish. Each step includes the handler, the service and its
+committed transaction, and the reply through ``OfflineRequest`` to ``FakeBotApi``. The echo
+bot is delivered to the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from telegram.ext import (
     Application,
     ContextTypes,
     MessageHandler,
-    SimpleUpdateProcessor,
     filters,
 )
 
@@ -31,6 +30,7 @@ from bot.app import build_application
 from bot.config import Config
 from bot.fake_api import JSON, Chat, FakeBotApi, User
 from bot.offline import OfflineRequest
+from bot.serving import process_batch
 from storage.db import make_engine
 from storage.migrate import upgrade
 
@@ -73,6 +73,7 @@ class Driver:
 
     api: FakeBotApi
     app: AnyApplication
+    serial: bool = False  # one update at a time instead of chats concurrently (profiling)
 
     def prepare(self, messages: Sequence[Message]) -> list[JSON]:
         """The updates Telegram would deliver for ``messages`` (built now, not timed)."""
@@ -87,13 +88,17 @@ class Driver:
         await self.app.process_update(Update.de_json(update, self.app.bot))
 
     async def run(self, updates: Sequence[JSON]) -> Elapsed:
-        """Deliver ``updates`` as polling does and wait until all are processed."""
-        queue, sent = self.app.update_queue, len(self.api.outbox)
+        """Deliver ``updates`` as the product's polling loop does and wait until all are
+        processed."""
+        sent, bot = len(self.api.outbox), self.app.bot
         wall, cpu = time.perf_counter(), time.process_time()
         for first in range(0, len(updates), POLL_CHUNK):
-            for update in updates[first : first + POLL_CHUNK]:
-                await queue.put(Update.de_json(update, self.app.bot))
-            await queue.join()
+            chunk = [Update.de_json(update, bot) for update in updates[first : first + POLL_CHUNK]]
+            if self.serial:
+                for update in chunk:
+                    await self.app.process_update(update)
+            else:
+                await process_batch(self.app, chunk)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         return Elapsed(wall, cpu, len(self.api.outbox) - sent)
 
@@ -131,19 +136,16 @@ async def bot_driver(
 ) -> Driver:
     """The product Application (handlers, service, database) over a fake Bot API.
 
-    ``serial`` (profiling only) swaps the product's update processor for one that runs one
-    update at a time, for an A/B of its concurrency.
+    ``serial`` (profiling only) processes one update at a time, for an A/B of the concurrency.
     """
     api = new_api(chats)
     config = Config(token="123:BENCH", database_url=url, rate_limit=False)
     app = build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
     )
-    if serial:
-        app._update_processor = SimpleUpdateProcessor(1)  # no public setter after build()
     await app.initialize()
     await app.start()
-    return Driver(api, app)
+    return Driver(api, app, serial)
 
 
 async def _echo(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:

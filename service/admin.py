@@ -10,7 +10,8 @@ from service.replies import Info, ResetAsk, ResetDone, SettingChanged
 from service.requests import Game, Reset, SetOption, Setting
 from service.unit import Tx
 from storage import repository as repo
-from storage.models import Season, utcnow
+from storage.models import Chat, Season, utcnow
+from storage.rows import SeasonRow
 
 K510_GAMES = (Game.K510, Game.K510_3)
 
@@ -22,11 +23,11 @@ def require_admin(tx: Tx) -> None:
 
 def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     require_admin(tx)
-    old = tx.season
-    if req.season_id is not None and req.season_id != old.id:
+    if req.season_id is not None and req.season_id != tx.season.id:
         return Info(N_("That season was already archived."))
     if not req.confirm:
-        return ResetAsk(season=old.number, season_id=old.id or 0)
+        return ResetAsk(season=tx.season.number, season_id=tx.season.id)
+    old = tx.session.get_one(Season, tx.season.id)
     old.archived_at = utcnow()
     tx.session.add(old)
     tx.session.flush()
@@ -36,13 +37,13 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     for table in repo.open_tables(tx.session, tx.chat.id):
         table.season_id = new.id or 0  # seats and dealer stay; the ledger starts afresh
         tx.session.add(table)
-    tx.season = new
+    tx.season = SeasonRow(new.id or 0, new.number)
     return ResetDone(archived=old.number, new=new.number)
 
 
 def set_option(tx: Tx, req: SetOption) -> SettingChanged:
     require_admin(tx)
-    chat = tx.chat
+    chat = tx.session.get_one(Chat, tx.chat.id)
     if req.key is Setting.STAKE:
         chat.stake = Fraction(Decimal(req.value)) or None
     elif req.key is Setting.LANG:
@@ -56,4 +57,5 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
                 setattr(table, req.key.value, on)
                 tx.session.add(table)
     tx.session.add(chat)
+    tx.chat.lang = chat.lang  # the reply speaks the new language
     return SettingChanged(key=req.key.value, value=req.value)

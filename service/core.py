@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from service import admin, insight, k510, ledger, mahjong, tables, views
@@ -45,8 +45,11 @@ from service.requests import (
     Undo,
 )
 from service.unit import Tx
+from storage import hot_path as hot
 from storage import repository as repo
 from storage.db import read_session, write_session
+from storage.group_commit import transactions
+from storage.sql import Sql
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     NewTable: tables.new_table,
@@ -80,6 +83,7 @@ class Answer:
 class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._transactions = transactions(engine)
         self._pruned_at: float | None = None
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
@@ -105,34 +109,42 @@ class Service:
             repo.move_chat(session, old_id, new_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
-        with write_session(self.engine) as session:
-            chat = repo.lock_chat(session, ctx.chat_id)
-            self._prune(session)
-            if ctx.update_id is not None:
-                earlier = repo.claim_update(session, ctx.update_id, ctx.chat_id)
-                if earlier is not None:
-                    return Answer(self._repeat(session, earlier.event_id, ctx.chat_id), chat.lang)
-            season = repo.current_season(session, chat.id, create=True)
-            assert season is not None
-            tx = Tx(session, chat, season, ctx)
-            reply = use_case(tx, request)
-            if ctx.update_id is not None and tx.event_id is not None:
-                repo.link_update(session, ctx.update_id, tx.event_id)
-            return Answer(reply, chat.lang)
+        return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
 
-    def _prune(self, session: Session) -> None:
+    def _apply(
+        self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
+    ) -> Answer:
+        db = Sql(conn)
+        chat = hot.lock_chat(db, ctx.chat_id)
+        self._prune(db)
+        season = hot.current_season(db, chat.id, create=True)
+        assert season is not None
+        tx = Tx(conn, chat, season, ctx)
+        try:
+            if ctx.update_id is not None and not hot.claim_update(db, ctx.update_id, chat.id):
+                return Answer(self._repeat(tx, hot.claimed_event(db, ctx.update_id)), chat.lang)
+            reply = use_case(tx, request)
+            tx.flush()
+            if ctx.update_id is not None and tx.event_id is not None:
+                hot.link_update(db, ctx.update_id, tx.event_id)
+            return Answer(reply, tx.chat.lang)
+        finally:
+            if tx.orm is not None:
+                tx.orm.close()
+
+    def _prune(self, db: Sql) -> None:
         """Now and then (and first of all after a start), forget old update ids."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
-            repo.prune_updates(session, KEEP_UPDATES)
+            hot.prune_updates(db, KEEP_UPDATES)
             self._pruned_at = now
 
     @staticmethod
-    def _repeat(session: Any, event_id: int | None, chat_id: int) -> Reply:
-        event = repo.event_by_id(session, event_id) if event_id is not None else None
-        if event is None or event.kind == "undo" or event.chat_id != chat_id:
+    def _repeat(tx: Tx, event_id: int | None) -> Reply:
+        event = repo.event_by_id(tx.session, event_id) if event_id is not None else None
+        if event is None or event.kind == "undo" or event.chat_id != tx.chat.id:
             return Info(N_("Already done."))
-        return Recorded(view=ledger.hand_views(session, [event])[0], repeated=True)
+        return Recorded(view=ledger.hand_views(tx.session, [event])[0], repeated=True)
 
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with read_session(self.engine) as session:
@@ -165,9 +177,11 @@ class Service:
         raise TypeError(f"no use case for {type(request).__name__}")
 
     @staticmethod
-    def _players(session: Any, ctx: Ctx, request: ShowPlayers) -> Reply:
-        chat = repo.get_chat(session, ctx.chat_id)
-        season = repo.current_season(session, ctx.chat_id) if chat else None
+    def _players(session: Session, ctx: Ctx, request: ShowPlayers) -> Reply:
+        conn = session.connection()
+        db = Sql(conn)
+        chat = hot.get_chat(db, ctx.chat_id)
+        season = hot.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(session, chat, season, ctx), request)
+        return tables.show_players(Tx(conn, chat, season, ctx, orm=session), request)

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
-
-from sqlmodel import Session
 
 from scoring import ERROR_CODES
 from scoring.errors import ScoringError
@@ -20,8 +18,8 @@ from service.replies import Progress, Recorded
 from service.requests import Game, Report
 from service.tables import require_table
 from service.unit import Tx
-from storage import repository as repo
-from storage.models import Event, GameTable, Player, Transfer
+from storage import hot_path as hot
+from storage.rows import PlayerRow, TableRow, TransferRow
 
 UNIT = "510k"
 TARGET = 500
@@ -53,14 +51,14 @@ def report(tx: Tx, req: Report) -> Recorded:
     if result is not None:
         data["result"] = _result_data(result)
     event = record(tx, table, "hand", data)
-    transfers = [] if result is None else _transfers(tx, table, event, result)
-    repo.add_transfers(
-        tx.session, transfers, season_id=tx.season.id or 0, unit=UNIT, seated=table.seats
+    transfers = [] if result is None else _transfers(tx, table, result)
+    hot.add_transfers(
+        tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
 
 
-def _report(tx: Tx, table: GameTable, people: Sequence[Player], req: Report) -> Report510k:
+def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -> Report510k:
     n = len(people)
     points: dict[int, tuple[int, int]] = {}
     for entry in req.entries:
@@ -84,9 +82,11 @@ def _report(tx: Tx, table: GameTable, people: Sequence[Player], req: Report) -> 
 
 
 def _marathon_hand(
-    tx: Tx, table: GameTable, people: Sequence[Player], rep: Report510k, data: dict[str, Any]
+    tx: Tx, table: TableRow, people: Sequence[PlayerRow], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
-    number, state = current_marathon(tx.session, table, tx.season.id or 0)
+    tail = hot.live_tail(tx.db, table.id, tx.season.id)
+    last = tail[-1] if tail and tail[-1].kind == "hand" else None
+    number, state = current_marathon(last.data if last is not None else None)
     state = marathon_add(state, rep)
     finished = marathon_finished(state)
     data["marathon"] = {
@@ -99,14 +99,10 @@ def _marathon_hand(
     return None, progress(state, [p.name for p in people])
 
 
-def current_marathon(
-    session: Session, table: GameTable, season_id: int
-) -> tuple[int, MarathonState | None]:
-    """The running marathon's number and state (None: the next hand starts one)."""
-    last = repo.last_live_event(
-        session, table_id=table.id or 0, season_id=season_id, kinds=("hand",)
-    )
-    info = last.data.get("marathon") if last is not None else None
+def current_marathon(last_hand: Mapping[str, Any] | None) -> tuple[int, MarathonState | None]:
+    """The running marathon's number and state (None: the next hand starts one), from the data
+    of the table's last live hand."""
+    info = last_hand.get("marathon") if last_hand is not None else None
     if info is None:
         return 1, None
     if info["finished"]:
@@ -136,16 +132,15 @@ def _result_data(result: Result510k) -> dict[str, Any]:
     return out
 
 
-def _transfers(tx: Tx, table: GameTable, event: Event, result: Result510k) -> list[Transfer]:
+def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]:
     out = []
     for seat, score in enumerate(result.scores):
         if score == 0:
             continue
         pid = table.seats[seat]
         out.append(
-            Transfer(
-                event_id=event.id or 0,
-                season_id=tx.season.id or 0,
+            TransferRow(
+                season_id=tx.season.id,
                 unit=UNIT,
                 payer_id=None if score > 0 else pid,
                 payee_id=pid if score > 0 else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from sqlmodel import Session
@@ -11,8 +12,10 @@ from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, Undone
 from service.requests import Game, Undo
 from service.unit import Tx
+from storage import hot_path as hot
 from storage import repository as repo
-from storage.models import Event, GameTable, Player, Transfer
+from storage.models import Event, GameTable, Transfer
+from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 RECORDS = ("hand", "kong")
 
@@ -34,12 +37,16 @@ def hand_views(session: Session, events: Sequence[Event]) -> list[HandView]:
     return [_view(e, by_event.get(e.id or 0, []), names) for e in events]
 
 
-def fresh_view(event: Event, transfers: Sequence[Transfer], people: Sequence[Player]) -> HandView:
+def fresh_view(
+    event: EventRow, transfers: Sequence[TransferRow], people: Sequence[PlayerRow]
+) -> HandView:
     """The view of an event just written, from what the use case holds (no reading back)."""
-    return _view(event, transfers, {p.id: p.name for p in people if p.id is not None})
+    return _view(event, transfers, {p.id: p.name for p in people})
 
 
-def _view(event: Event, transfers: Sequence[Transfer], names: dict[int, str]) -> HandView:
+def _view(
+    event: Event | EventRow, transfers: Sequence[Transfer | TransferRow], names: dict[int, str]
+) -> HandView:
     def name(pid: int | None) -> str | None:
         return None if pid is None else names.get(pid, "?")
 
@@ -64,11 +71,11 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
     target = _target(tx, req)
     if target is None:
         return Info(N_("Nothing to undo."))
-    record = Event(
-        chat_id=tx.chat.id,
-        season_id=tx.season.id or 0,
+    record = hot.add_event(
+        tx.db,
+        tx.chat,
+        season_id=tx.season.id,
         table_id=target.table_id,
-        seq=0,
         kind="undo",
         game=target.game,
         text=tx.ctx.text,
@@ -76,8 +83,10 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
         recorded_by=tx.ctx.actor.user_id,
         recorded_by_name=tx.ctx.actor.name,
     )
-    repo.undo_event(tx.session, tx.chat, target, record)
     tx.event_id = record.id
+    target.undone_by = record.id
+    tx.session.add(target)
+    _revert_balances(tx, target)
     dealer = None
     table = tx.session.get(GameTable, target.table_id) if target.table_id else None
     if table is not None and target.kind == "hand" and target.game == Game.MAHJONG:
@@ -87,6 +96,19 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
             table.seats[table.dealer]
         ].name
     return Undone(view=hand_views(tx.session, [target])[0], dealer=dealer)
+
+
+def _revert_balances(tx: Tx, target: Event) -> None:
+    """The undone record's transfers leave the balances."""
+    transfers = repo.transfers_of(tx.session, [target.id] if target.id is not None else [])
+    deltas: dict[int, Fraction] = {}
+    for t in transfers:
+        if t.payer_id is not None:
+            deltas[t.payer_id] = deltas.get(t.payer_id, Fraction(0)) + t.amount
+        if t.payee_id is not None:
+            deltas[t.payee_id] = deltas.get(t.payee_id, Fraction(0)) - t.amount
+    if transfers:
+        hot.move_balances(tx.db, target.season_id, transfers[0].unit, deltas)
 
 
 def _target(tx: Tx, req: Undo) -> Event | None:
@@ -118,23 +140,19 @@ def _target(tx: Tx, req: Undo) -> Event | None:
     return event
 
 
-def record(tx: Tx, table: GameTable, kind: str, data: dict[str, Any]) -> Event:
+def record(tx: Tx, table: TableRow, kind: str, data: dict[str, Any]) -> EventRow:
     """Append a hand or kong of `table` to the ledger (numbered in the chat)."""
-    event = repo.add_event(
-        tx.session,
+    event = hot.add_event(
+        tx.db,
         tx.chat,
-        Event(
-            chat_id=tx.chat.id,
-            season_id=tx.season.id or 0,
-            table_id=table.id,
-            seq=0,
-            kind=kind,
-            game=table.game,
-            text=tx.ctx.text,
-            data=data,
-            recorded_by=tx.ctx.actor.user_id,
-            recorded_by_name=tx.ctx.actor.name,
-        ),
+        season_id=tx.season.id,
+        table_id=table.id,
+        kind=kind,
+        game=table.game,
+        text=tx.ctx.text,
+        data=data,
+        recorded_by=tx.ctx.actor.user_id,
+        recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = event.id
     return event

@@ -30,8 +30,8 @@ from service.replies import Recorded
 from service.requests import Game, Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
-from storage import repository as repo
-from storage.models import Event, GameTable, Player, Transfer
+from storage import hot_path as hot
+from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = "mahjong"
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
@@ -70,10 +70,10 @@ def liuju(tx: Tx, req: Liuju) -> Recorded:
 
 def _settle(
     tx: Tx,
-    table: GameTable,
-    people: Sequence[Player],
+    table: TableRow,
+    people: Sequence[PlayerRow],
     wins: tuple[Win, ...],
-    kongs: Sequence[tuple[Event, Kong]],
+    kongs: Sequence[tuple[EventRow, Kong]],
 ) -> Recorded:
     hand = MahjongHand(
         dealer=table.dealer, wins=wins, kongs=tuple(k for _, k in kongs), sisuang=table.sisuang
@@ -93,22 +93,23 @@ def _settle(
         "seats": list(table.seats),
     }
     event = record(tx, table, "hand", data)
-    transfers = _transfers(tx, table, event, result)
-    repo.add_transfers(
-        tx.session, transfers, season_id=tx.season.id or 0, unit=UNIT, seated=table.seats
+    transfers = _transfers(tx, table, result)
+    hot.add_transfers(
+        tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
-    table.dealer = result.next_dealer
-    tx.session.add(table)
+    if result.next_dealer != table.dealer:
+        table.dealer = result.next_dealer
+        hot.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
     return Recorded(view=view, dealer=people[result.next_dealer].name)
 
 
 def _win(
     tx: Tx,
-    table: GameTable,
-    people: Sequence[Player],
+    table: TableRow,
+    people: Sequence[PlayerRow],
     clause: HuClause,
-    pending: Sequence[tuple[Event, Kong]],
+    pending: Sequence[tuple[EventRow, Kong]],
     used: set[int],
 ) -> Win:
     def seat(ref: Any) -> int | None:
@@ -146,11 +147,11 @@ def _win(
 
 def _gangkai_chain(
     tx: Tx,
-    table: GameTable,
-    people: Sequence[Player],
+    table: TableRow,
+    people: Sequence[PlayerRow],
     clause: HuClause,
     winner: int,
-    pending: Sequence[tuple[Event, Kong]],
+    pending: Sequence[tuple[EventRow, Kong]],
     used: set[int],
 ) -> tuple[Kong, ...]:
     """The 杠上花 chain: given inline, or the winner's last n kongs recorded in this hand."""
@@ -166,7 +167,7 @@ def _gangkai_chain(
         )
         recorded = mine[-len(inline) :]
         if tuple(k for _, k in recorded) == inline:  # the same kongs, recorded with /gang
-            used.update(e.id for e, _ in recorded if e.id is not None)
+            used.update(e.id for e, _ in recorded)
         return inline
     n = clause.chain or 1
     if len(mine) < n:
@@ -178,39 +179,31 @@ def _gangkai_chain(
             n=n,
         )
     chain = mine[-n:]
-    used.update(e.id for e, _ in chain if e.id is not None)
+    used.update(e.id for e, _ in chain)
     return tuple(k for _, k in chain)
 
 
 def _robbed_chain(
-    robbed: int, n: int, pending: Sequence[tuple[Event, Kong]], used: set[int]
+    robbed: int, n: int, pending: Sequence[tuple[EventRow, Kong]], used: set[int]
 ) -> tuple[Kong, ...]:
     """A robbed kong recorded with /gang is cancelled; its chain is checked when recorded."""
     theirs = [(e, k) for e, k in pending if k.konger == robbed and e.id not in used]
     if not theirs or theirs[-1][1].kind is KongKind.MING:
         return ()
-    if theirs[-1][1].kind is KongKind.BU and theirs[-1][0].id is not None:
+    if theirs[-1][1].kind is KongKind.BU:
         used.add(theirs[-1][0].id)
     return tuple(k for _, k in theirs[-n:]) if len(theirs) >= n else ()
 
 
-def _pending_kongs(tx: Tx, table: GameTable) -> list[tuple[Event, Kong]]:
-    """Kongs recorded since the table's last live hand: they belong to the current hand."""
-    season_id = tx.season.id or 0
-    last = repo.last_live_event(
-        tx.session, table_id=table.id or 0, season_id=season_id, kinds=("hand",)
-    )
-    events = repo.live_events(
-        tx.session,
-        table_id=table.id or 0,
-        season_id=season_id,
-        kinds=("kong",),
-        after_seq=last.seq if last else 0,
-    )
-    return [(e, _kong_from(e.data["kong"], table)) for e in events]
+def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:
+    """Kongs recorded since the table's last live hand, oldest first: they belong to the
+    current hand."""
+    tail = hot.live_tail(tx.db, table.id, tx.season.id)
+    kongs = [e for e in reversed(tail) if e.kind == "kong"]
+    return [(e, _kong_from(e.data["kong"], table)) for e in kongs]
 
 
-def _kong_data(kong: Kong, table: GameTable) -> dict[str, Any]:
+def _kong_data(kong: Kong, table: TableRow) -> dict[str, Any]:
     return {
         "konger": table.seats[kong.konger],
         "kind": kong.kind.value,
@@ -218,7 +211,7 @@ def _kong_data(kong: Kong, table: GameTable) -> dict[str, Any]:
     }
 
 
-def _kong_from(data: dict[str, Any], table: GameTable) -> Kong:
+def _kong_from(data: dict[str, Any], table: TableRow) -> Kong:
     source = data["source"]
     return Kong(
         table.seats.index(data["konger"]),
@@ -227,7 +220,7 @@ def _kong_from(data: dict[str, Any], table: GameTable) -> Kong:
     )
 
 
-def _win_data(win: Win, value: HandValue, table: GameTable) -> dict[str, Any]:
+def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
     def pid(seat: int | None) -> int | None:
         return None if seat is None else table.seats[seat]
 
@@ -240,14 +233,13 @@ def _win_data(win: Win, value: HandValue, table: GameTable) -> dict[str, Any]:
     }
 
 
-def _transfers(tx: Tx, table: GameTable, event: Event, result: MahjongSettlement) -> list[Transfer]:
+def _transfers(tx: Tx, table: TableRow, result: MahjongSettlement) -> list[TransferRow]:
     out = []
     for t in result.transfers:
         reason, detail = _reason(t.reason)
         out.append(
-            Transfer(
-                event_id=event.id or 0,
-                season_id=tx.season.id or 0,
+            TransferRow(
+                season_id=tx.season.id,
                 unit=UNIT,
                 payer_id=table.seats[t.payer],
                 payee_id=table.seats[t.payee],

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from service.errors import N_, ServiceError
 from service.requests import PlayerRef, RefKind
 from service.unit import Tx
+from storage import hot_path as hot
 from storage import repository as repo
 from storage.models import GameTable, Player
+from storage.rows import PlayerRow, TableRow
 
 MAX_NAME = 32
 
@@ -27,13 +29,13 @@ def sender(tx: Tx) -> Player:
     )
 
 
-def seated(tx: Tx, table: GameTable) -> list[Player]:
-    found = repo.players_by_id(tx.session, table.seats)
+def seated(tx: Tx, table: GameTable | TableRow) -> list[PlayerRow]:
+    found = hot.players_by_id(tx.db, table.seats)
     return [found[pid] for pid in table.seats]
 
 
 def seat_of(
-    tx: Tx, table: GameTable, ref: PlayerRef, players: Sequence[Player] | None = None
+    tx: Tx, table: TableRow, ref: PlayerRef, players: Sequence[PlayerRow] | None = None
 ) -> int:
     """The seat index (0-based) of a reference, or a friendly error listing the seated players."""
     players = list(players) if players is not None else seated(tx, table)
@@ -52,7 +54,7 @@ def seat_of(
     )
 
 
-def _match(tx: Tx, players: Sequence[Player], ref: PlayerRef) -> list[int]:
+def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
     if ref.kind is RefKind.SEAT:
         n = int(ref.value) - 1
         return [n] if 0 <= n < len(players) else []

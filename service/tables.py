@@ -18,14 +18,16 @@ from service.requests import (
     ShowPlayers,
 )
 from service.unit import Tx
+from storage import hot_path as hot
 from storage import repository as repo
 from storage.models import GameTable
+from storage.rows import TableRow
 
 CAPACITY = {Game.MAHJONG: 4, Game.K510: 4, Game.K510_3: 3}
 USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon]"
 
 
-def capacity(table: GameTable) -> int:
+def capacity(table: GameTable | TableRow) -> int:
     return CAPACITY[Game(table.game)]
 
 
@@ -33,9 +35,9 @@ def seats_usage(cap: int) -> str:
     return "/seats " + " ".join("ABCD"[:cap])
 
 
-def require_table(tx: Tx, *games: Game) -> GameTable:
+def require_table(tx: Tx, *games: Game) -> TableRow:
     """The open table of this chat or topic, of one of `games`, with every seat taken."""
-    table = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+    table = hot.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None:
         raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
     if games and Game(table.game) not in games:
@@ -55,7 +57,7 @@ def require_table(tx: Tx, *games: Game) -> GameTable:
     return table
 
 
-def view(tx: Tx, table: GameTable, event: str, who_: str = "") -> TableView:
+def view(tx: Tx, table: GameTable | TableRow, event: str, who_: str = "") -> TableView:
     names = [p.name for p in who.seated(tx, table)]
     seats = tuple(names) + (None,) * (capacity(table) - len(names))
     dealer = None
@@ -149,8 +151,7 @@ def seats(tx: Tx, req: Seats) -> TableView:
 def set_dealer(tx: Tx, req: SetDealer) -> TableView:
     table = require_table(tx, Game.MAHJONG)
     table.dealer = who.seat_of(tx, table, req.player)
-    tx.session.add(table)
-    tx.session.flush()
+    hot.set_dealer(tx.db, table.id, table.dealer)
     return view(tx, table, "dealer", who.seated(tx, table)[table.dealer].name)
 
 

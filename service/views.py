@@ -74,7 +74,10 @@ def _marathon_progress(
     table = repo.open_table(session, chat_id, thread_id)
     if table is None or not table.marathon or table.season_id != season.id:
         return None
-    _, state = current_marathon(session, table, season.id or 0)
+    last = repo.last_live_event(
+        session, table_id=table.id or 0, season_id=season.id or 0, kinds=("hand",)
+    )
+    _, state = current_marathon(last.data if last is not None else None)
     if state is None:
         return None
     found = repo.players_by_id(session, table.seats)

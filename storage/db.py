@@ -66,11 +66,15 @@ def _sqlite_engine(url: str) -> Engine:
     return engine
 
 
+def writer(engine: Engine) -> Engine:
+    """The engine for write transactions (SQLite: BEGIN IMMEDIATE)."""
+    return engine.execution_options(write=True)
+
+
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
     """One write transaction: committed on success, rolled back on any error."""
-    writer = engine.execution_options(write=True)
-    with Session(writer, expire_on_commit=False) as session, session.begin():
+    with Session(writer(engine), expire_on_commit=False) as session, session.begin():
         yield session
 
 

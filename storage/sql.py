@@ -1,0 +1,79 @@
+"""Plain DBAPI statements inside a SQLAlchemy transaction, for the path every hand takes.
+
+A statement costs ~5 µs through the driver and 70–400 µs through SQLAlchemy's statement
+building and the ORM (`bench/RESULTS.md`). The statements are written once in SQLite's `?`
+style, rewritten for psycopg's `%s`, and run on the connection of the caller's transaction,
+so they commit (or roll back) with everything else it did.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+Row = tuple[Any, ...]
+
+
+class Sql:
+    """The raw connection of one transaction, with the dialect's few differences adapted."""
+
+    __slots__ = ("_conn", "pg")
+
+    def __init__(self, connection: Connection) -> None:
+        self._conn: Any = connection.connection.driver_connection
+        self.pg = connection.dialect.name == "postgresql"
+
+    def _sql(self, sql: str) -> str:
+        return _to_format_style(sql) if self.pg else sql
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(self._conn.execute(self._sql(sql), params).fetchall())
+
+    def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        found: Row | None = self._conn.execute(self._sql(sql), params).fetchone()
+        return found
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._conn.execute(self._sql(sql), params)
+
+    def many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        batch = list(params)
+        if batch:
+            self._conn.cursor().executemany(self._sql(sql), batch)
+
+    def when(self, moment: datetime) -> Any:
+        """A timestamp as SQLAlchemy's UTCDateTime stores it (SQLite: UTC text)."""
+        if self.pg:
+            return moment
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+    @staticmethod
+    def when_out(value: Any) -> datetime:
+        """A timestamp read back, aware and in UTC (SQLite keeps UTC text without an offset)."""
+        if isinstance(value, str):
+            return datetime.fromisoformat(value).replace(tzinfo=UTC)
+        return value.astimezone(UTC)  # type: ignore[no-any-return]
+
+    @staticmethod
+    def json_in(value: Any) -> str:
+        return json.dumps(value)
+
+    @staticmethod
+    def json_out(value: Any) -> Any:
+        """A JSON column's value: text on SQLite, already decoded by psycopg."""
+        return json.loads(value) if isinstance(value, str) else value
+
+
+@cache
+def _to_format_style(sql: str) -> str:
+    return sql.replace("?", "%s")
+
+
+def placeholders(n: int) -> str:
+    """`?, ?, …` for an IN list of `n` values."""
+    return ", ".join("?" * n)
