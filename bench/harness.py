@@ -26,6 +26,7 @@ from telegram.ext import (
     filters,
 )
 
+from bench.wire import LeanRequest
 from bot.app import build_application
 from bot.config import Config
 from bot.fake_api import JSON, Chat, FakeBotApi, User
@@ -74,6 +75,10 @@ class Driver:
     api: FakeBotApi
     app: AnyApplication
     serial: bool = False  # one update at a time instead of chats concurrently (profiling)
+    lean: LeanRequest | None = None  # answers sendMessage itself (bench.wire)
+
+    def replies(self) -> int:
+        return len(self.api.outbox) + (self.lean.sent if self.lean else 0)
 
     def prepare(self, messages: Sequence[Message]) -> list[JSON]:
         """The updates Telegram would deliver for ``messages`` (built now, not timed)."""
@@ -90,7 +95,7 @@ class Driver:
     async def run(self, updates: Sequence[JSON]) -> Elapsed:
         """Deliver ``updates`` as the product's polling loop does and wait until all are
         processed."""
-        sent, bot = len(self.api.outbox), self.app.bot
+        sent, bot = self.replies(), self.app.bot
         wall, cpu = time.perf_counter(), time.process_time()
         for first in range(0, len(updates), POLL_CHUNK):
             chunk = [Update.de_json(update, bot) for update in updates[first : first + POLL_CHUNK]]
@@ -100,7 +105,7 @@ class Driver:
             else:
                 await process_batch(self.app, chunk)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        return Elapsed(wall, cpu, len(self.api.outbox) - sent)
+        return Elapsed(wall, cpu, self.replies() - sent)
 
     async def say(self, message: Message) -> str:
         """Send one message and return the bot's plain-text answer (for checks)."""
@@ -131,21 +136,27 @@ def migrated_engine(url: str) -> Engine:
     return engine
 
 
+def _request(api: FakeBotApi, lean: bool) -> OfflineRequest:
+    return LeanRequest(api) if lean else OfflineRequest(api)
+
+
 async def bot_driver(
-    engine: Engine, url: str, chats: Sequence[Chat], *, serial: bool = False
+    engine: Engine, url: str, chats: Sequence[Chat], *, serial: bool = False, lean: bool = False
 ) -> Driver:
     """The product Application (handlers, service, database) over a fake Bot API.
 
-    ``serial`` (profiling only) processes one update at a time, for an A/B of the concurrency.
+    ``serial`` (profiling only) processes one update at a time, for an A/B of the concurrency;
+    ``lean`` answers sendMessage without the emulator (``bench.wire``).
     """
     api = new_api(chats)
     config = Config(token="123:BENCH", database_url=url, rate_limit=False)
+    request = _request(api, lean)
     app = build_application(
-        config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
+        config, engine=engine, request=request, updates_request=OfflineRequest(api)
     )
     await app.initialize()
     await app.start()
-    return Driver(api, app, serial)
+    return Driver(api, app, serial, request if isinstance(request, LeanRequest) else None)
 
 
 async def _echo(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -154,10 +165,10 @@ async def _echo(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
         await message.reply_text(message.text, do_quote=False)
 
 
-async def echo_driver(chats: Sequence[Chat]) -> Driver:
+async def echo_driver(chats: Sequence[Chat], *, lean: bool = False) -> Driver:
     """A bare PTB echo bot over the same fake request layer: the baseline."""
     api = new_api(chats)
-    request = OfflineRequest(api)
+    request = _request(api, lean)
     app = (
         Application.builder()
         .token("123:BENCH")
@@ -169,7 +180,7 @@ async def echo_driver(chats: Sequence[Chat]) -> Driver:
     app.add_handler(MessageHandler(filters.COMMAND & filters.UpdateType.MESSAGE, _echo))
     await app.initialize()
     await app.start()
-    return Driver(api, app)
+    return Driver(api, app, lean=request if isinstance(request, LeanRequest) else None)
 
 
 def quiet_logs() -> None:

@@ -73,8 +73,8 @@ async def measure_path(
     Every repetition sends ``per_table`` commands to each of the 20 chats, round-robin.
     """
     tabs = tables()
-    bot = await bot_driver(engine, url, chats_of(tabs), serial=serial)
-    echo = await echo_driver(chats_of(tabs))
+    bot = await bot_driver(engine, url, chats_of(tabs), serial=serial, lean=True)
+    echo = await echo_driver(chats_of(tabs), lean=True)
     rates: list[float] = []
     per_update: dict[str, list[float]] = {"bot": [], "echo": [], "bot_cpu": [], "echo_cpu": []}
     try:

@@ -155,7 +155,7 @@ def print_tree(tree: dict[tuple[str, ...], float], total: float, min_share: floa
 async def _profile_path(url: str, per_table: int) -> tuple[Frame, float, int]:
     engine = migrated_engine(url)
     tabs = tables()
-    bot = await bot_driver(engine, url, chats_of(tabs))
+    bot = await bot_driver(engine, url, chats_of(tabs), lean=True)
     try:
         for table in tabs:
             await bot.run(bot.prepare(seating(table)))

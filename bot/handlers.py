@@ -136,7 +136,8 @@ def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
 async def run(
     update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
 ) -> Answer:
-    """Check permissions and run the request in a worker thread (one transaction)."""
+    """Check permissions and run the request (one transaction, or a savepoint of a group
+    commit)."""
     chat = update.effective_chat
     assert chat is not None
     ctx = Ctx(
@@ -147,7 +148,7 @@ async def run(
         update_id=update.update_id,
         text=text,
     )
-    return await asyncio.to_thread(service(context).answer, ctx, request)
+    return await service(context).perform(ctx, request)
 
 
 async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -6,6 +6,7 @@ commit the change with it; reads use a consistent snapshot. Nothing here knows T
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ from service.unit import Tx
 from storage import hot_path as hot
 from storage import repository as repo
 from storage.db import read_session, write_session
-from storage.group_commit import transactions
+from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
@@ -83,7 +84,8 @@ class Answer:
 class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._transactions = transactions(engine)
+        self._transactions = Transactions(engine)
+        self._group_commit = group_commit(engine)
         self._pruned_at: float | None = None
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
@@ -96,6 +98,16 @@ class Service:
         if use_case is not None:
             return self._write(ctx, request, use_case)
         return self._read(ctx, request)
+
+    async def perform(self, ctx: Ctx, request: Request) -> Answer:
+        """`answer`, awaited from the event loop: on SQLite a write joins the group commit
+        (`storage.group_commit`); anything else runs in a worker thread."""
+        use_case = WRITES.get(type(request))
+        if use_case is None or self._group_commit is None:
+            return await asyncio.to_thread(self.answer, ctx, request)
+        return await self._group_commit.submit(
+            lambda conn: self._apply(conn, ctx, request, use_case)
+        )
 
     def chat_language(self, chat_id: int) -> str | None:
         """The chat's chosen language, if it set one."""

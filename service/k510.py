@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -14,6 +13,7 @@ from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
+from service.records import as_record
 from service.replies import Progress, Recorded
 from service.requests import Game, Report
 from service.tables import require_table
@@ -91,7 +91,7 @@ def _marathon_hand(
     finished = marathon_finished(state)
     data["marathon"] = {
         "number": number,
-        "state": dataclasses.asdict(state),
+        "state": as_record(state),
         "finished": finished,
     }
     if finished:
@@ -126,7 +126,7 @@ def progress(state: MarathonState, names: Sequence[str]) -> Progress:
 
 
 def _result_data(result: Result510k) -> dict[str, Any]:
-    out = dataclasses.asdict(result)
+    out = as_record(result)
     out["scores"] = [str(s) for s in result.scores]
     out["bonus"] = str(result.bonus)
     return out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -26,6 +25,7 @@ from scoring.mahjong_model import (
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
+from service.records import as_record
 from service.replies import Recorded
 from service.requests import Game, Gang, Hu, HuClause, Liuju
 from service.tables import require_table
@@ -229,7 +229,7 @@ def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
         "discarder": pid(win.discarder),
         "sealed": pid(win.sealed),
         "chain_kongs": [_kong_data(k, table) for k in win.chain_kongs],
-        "value": dataclasses.asdict(value),
+        "value": as_record(value),
     }
 
 
@@ -254,7 +254,7 @@ def _transfers(tx: Tx, table: TableRow, result: MahjongSettlement) -> list[Trans
 def _reason(reason: Reason) -> tuple[str, dict[str, Any]]:
     if isinstance(reason, KongReason):
         return "kong", {"kind": reason.kong.kind.value}
-    detail = dataclasses.asdict(reason.value)
+    detail = as_record(reason.value)
     if isinstance(reason, SealedReason):
         return "sealed", {**detail, "sisuang": reason.sisuang}
     return "win", detail

@@ -1,17 +1,17 @@
-"""Write transactions, and group commit for SQLite.
+"""Write transactions: one per write, or group commit for the bot on SQLite.
 
 SQLite lets one writer in at a time and every commit waits for the disk (an fsync, 0.2–5 ms
-here): threads that each commit alone queue behind each other's fsync, and a waiting writer
-sleeps in SQLite's busy handler (1 ms and more) instead of being woken. So in one process the
-writes of concurrent updates share a transaction: the first thread to find the write lock free
-runs every write queued by then, each in its own savepoint (a failing one is rolled back alone),
-and commits once. Each caller returns only after that commit: nothing is acknowledged before it
-is on disk. PostgreSQL takes concurrent transactions itself, one per write.
+here). Writers that each commit alone queue behind each other's fsync, a waiting writer sleeps
+in SQLite's busy handler (1 ms and more) instead of being woken, and every write costs a thread
+hop. So the bot's writes queue on its event loop instead: a batch begins one transaction, runs
+each queued write in its own savepoint (a failing one is rolled back alone), and commits once,
+in a worker thread while the next batch gathers. A write's caller resumes only after the commit
+of its batch: nothing is acknowledged before it is on disk.
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -24,7 +24,7 @@ Work = Callable[[Connection], T]
 
 
 class Transactions:
-    """Runs a write in a transaction of its own (PostgreSQL)."""
+    """Runs a write in a transaction of its own."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = writer(engine)
@@ -35,63 +35,73 @@ class Transactions:
 
 
 class _Job(Generic[T]):
-    __slots__ = ("error", "finished", "result", "work")
+    __slots__ = ("error", "future", "result", "work")
 
-    def __init__(self, work: Work[T]) -> None:
-        self.work = work
+    def __init__(self, work: Work[T], future: asyncio.Future[T]) -> None:
+        self.work, self.future = work, future
         self.result: T | None = None
         self.error: BaseException | None = None
-        self.finished = False
 
-    def outcome(self) -> T:
+    def settle(self) -> None:
+        if self.future.done():  # its caller gave up waiting
+            return
         if self.error is not None:
-            raise self.error
-        return self.result  # type: ignore[return-value]
+            self.future.set_exception(self.error)
+        else:
+            self.future.set_result(self.result)  # type: ignore[arg-type]
 
 
 class GroupCommit(Transactions):
-    """Runs a write in a savepoint of a transaction shared with the writes queued meanwhile."""
+    """Writes from the event loop, batched into shared transactions (SQLite)."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self._queue: list[_Job[Any]] = []
-        self._queue_lock = threading.Lock()
-        self._leader = threading.Lock()  # held while a batch runs and commits
+        self._pending: list[_Job[Any]] = []
+        self._drain: asyncio.Task[None] | None = None
 
-    def run(self, work: Work[T]) -> T:
-        job = _Job(work)
-        with self._queue_lock:
-            self._queue.append(job)
-        with self._leader:
-            if not job.finished:  # else the previous leader's batch took it
-                with self._queue_lock:
-                    batch, self._queue = self._queue, []
-                self._commit(batch)
-        return job.outcome()
+    async def submit(self, work: Work[T]) -> T:
+        """Run `work` in the next batch; returns once that batch is committed."""
+        loop = asyncio.get_running_loop()
+        job = _Job(work, loop.create_future())
+        self._pending.append(job)
+        if self._drain is None:
+            self._drain = loop.create_task(self._drain_pending())
+        return await job.future
 
-    def _commit(self, batch: list[_Job[Any]]) -> None:
+    async def _drain_pending(self) -> None:
         try:
-            with self._engine.begin() as connection:
-                driver = connection.connection.driver_connection
-                assert driver is not None
-                for job in batch:
-                    driver.execute("SAVEPOINT job")
-                    try:
-                        job.result = job.work(connection)
-                    except Exception as err:
-                        job.error = err
-                        driver.execute("ROLLBACK TO job")
-                    driver.execute("RELEASE job")
-        except BaseException as err:  # the commit failed: nothing of the batch was written
+            while self._pending:
+                batch, self._pending = self._pending, []
+                await self._commit(batch)
+        finally:
+            self._drain = None
+
+    async def _commit(self, batch: list[_Job[Any]]) -> None:
+        connection = self._engine.connect()
+        try:
+            await asyncio.to_thread(connection.begin)  # may wait for another process's write
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            for job in batch:
+                driver.execute("SAVEPOINT job")
+                try:
+                    job.result = job.work(connection)
+                except Exception as err:
+                    job.error = err
+                    driver.execute("ROLLBACK TO job")
+                driver.execute("RELEASE job")
+            await asyncio.to_thread(connection.commit)  # the fsync, off the loop
+        except BaseException as err:  # nothing of the batch was written
             for job in batch:
                 job.result, job.error = None, job.error or err
             if not isinstance(err, Exception):
                 raise
         finally:
+            connection.close()  # rolls back what was not committed
             for job in batch:
-                job.finished = True
+                job.settle()
 
 
-def transactions(engine: Engine) -> Transactions:
-    """Group commit on SQLite, a transaction per write elsewhere."""
-    return GroupCommit(engine) if engine.dialect.name == "sqlite" else Transactions(engine)
+def group_commit(engine: Engine) -> GroupCommit | None:
+    """Group commit where it pays: SQLite. PostgreSQL takes concurrent transactions itself."""
+    return GroupCommit(engine) if engine.dialect.name == "sqlite" else None

@@ -5,7 +5,7 @@ SQLite. The caller owns the transaction; the less frequent use cases go through 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
@@ -247,16 +247,21 @@ def add_transfers(
             for t in transfers
         ),
     )
-    deltas = dict.fromkeys(seated, Fraction(0))
+    deltas: dict[int, Fraction | int] = dict.fromkeys(seated, 0)
     for t in transfers:
         if t.payer_id is not None:
-            deltas[t.payer_id] = deltas.get(t.payer_id, Fraction(0)) - t.amount
+            deltas[t.payer_id] = deltas.get(t.payer_id, 0) - t.amount
         if t.payee_id is not None:
-            deltas[t.payee_id] = deltas.get(t.payee_id, Fraction(0)) + t.amount
+            deltas[t.payee_id] = deltas.get(t.payee_id, 0) + t.amount
     move_balances(db, season_id, unit, deltas)
 
 
-def move_balances(db: Sql, season_id: int, unit: str, deltas: dict[int, Fraction]) -> None:
+def _exact(text: str) -> Fraction | int:
+    """A stored amount ("45/2" or "-3"); whole numbers stay ints (exact, and cheaper)."""
+    return Fraction(text) if "/" in text else int(text)
+
+
+def move_balances(db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]) -> None:
     """Add `deltas` (by player id) to the season's cached balances: one read, one upsert."""
     if not deltas:
         return
@@ -265,7 +270,7 @@ def move_balances(db: Sql, season_id: int, unit: str, deltas: dict[int, Fraction
         f" AND player_id IN ({placeholders(len(deltas))})",
         (season_id, unit, *deltas),
     )
-    have = {pid: Fraction(amount) for pid, amount in rows}
+    have = {pid: _exact(amount) for pid, amount in rows}
     db.many(
         "INSERT INTO balance (season_id, player_id, unit, amount) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",

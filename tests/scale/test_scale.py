@@ -109,6 +109,7 @@ def start_worker(index: int, database_url: str, api_base_url: str, folder: Path)
         "DATABASE_URL": database_url,
         "JIFEN_DATA_DIR": str(data),
         "JIFEN_RATE_LIMIT": "off",
+        "JIFEN_FLOOD": "off",  # a machine plays far faster than people type (tests/reliability)
         "WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
         "WEBHOOK_SECRET": SECRET,
         "WEBHOOK_LISTEN": "127.0.0.1",
