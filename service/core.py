@@ -131,7 +131,7 @@ class Service:
         self._prune(db)
         season = hot.current_season(db, chat.id, create=True)
         assert season is not None
-        tx = Tx(conn, chat, season, ctx)
+        tx = Tx(conn, db, chat, season, ctx)
         try:
             if ctx.update_id is not None and not hot.claim_update(db, ctx.update_id, chat.id):
                 return Answer(self._repeat(tx, hot.claimed_event(db, ctx.update_id)), chat.lang)
@@ -196,4 +196,4 @@ class Service:
         season = hot.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(conn, chat, season, ctx, orm=session), request)
+        return tables.show_players(Tx(conn, db, chat, season, ctx, orm=session), request)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy.engine import Connection
 from sqlmodel import Session
@@ -18,15 +18,12 @@ class Tx:
     serves the less frequent use cases. Both work in the same transaction."""
 
     conn: Connection
+    db: Sql
     chat: ChatRow
     season: SeasonRow
     ctx: Ctx
     event_id: int | None = None  # the event this update recorded (linked to the update id)
-    db: Sql = field(init=False)
     orm: Session | None = None
-
-    def __post_init__(self) -> None:
-        self.db = Sql(self.conn)
 
     @property
     def session(self) -> Session:

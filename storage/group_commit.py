@@ -78,10 +78,10 @@ class GroupCommit(Transactions):
 
     async def _commit(self, batch: list[_Job[Any]]) -> None:
         connection = self._engine.connect()
+        driver = connection.connection.driver_connection
+        assert driver is not None
         try:
             await asyncio.to_thread(connection.begin)  # may wait for another process's write
-            driver = connection.connection.driver_connection
-            assert driver is not None
             for job in batch:
                 driver.execute("SAVEPOINT job")
                 try:
@@ -92,12 +92,15 @@ class GroupCommit(Transactions):
                 driver.execute("RELEASE job")
             await asyncio.to_thread(connection.commit)  # the fsync, off the loop
         except BaseException as err:  # nothing of the batch was written
+            # SQLite keeps a transaction whose COMMIT failed open, while SQLAlchemy takes it
+            # for ended and would return the connection to the pool as it is.
+            driver.rollback()
             for job in batch:
                 job.result, job.error = None, job.error or err
             if not isinstance(err, Exception):
                 raise
         finally:
-            connection.close()  # rolls back what was not committed
+            connection.close()
             for job in batch:
                 job.settle()
 

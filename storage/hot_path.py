@@ -10,7 +10,6 @@ from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
-from storage.models import utcnow
 from storage.rows import ChatRow, EventRow, PlayerRow, SeasonRow, TableRow, TransferRow
 from storage.sql import Row, Sql, placeholders
 
@@ -44,7 +43,7 @@ def lock_chat(db: Sql, chat_id: int) -> ChatRow:
         "INSERT INTO chat (id, sisuang, zerosum, next_seq, next_hand_no, created_at)"
         " VALUES (?, ?, ?, 1, 1, ?) ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq"
         f" RETURNING {CHAT}",
-        (chat_id, False, False, db.when(utcnow())),
+        (chat_id, False, False, db.stamp()),
     )
     assert row is not None
     return _chat(row)
@@ -60,7 +59,7 @@ def claim_update(db: Sql, update_id: int, chat_id: int) -> bool:
     row = db.row(
         "INSERT INTO processed_update (update_id, chat_id, processed_at) VALUES (?, ?, ?)"
         " ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
-        (update_id, chat_id, db.when(utcnow())),
+        (update_id, chat_id, db.stamp()),
     )
     return row is not None
 
@@ -78,7 +77,9 @@ def link_update(db: Sql, update_id: int, event_id: int) -> None:
 def prune_updates(db: Sql, older_than: timedelta) -> None:
     """Forget processed update ids older than `older_than` (Telegram reuses ids after a
     week without updates; it redelivers for a day at most)."""
-    db.run("DELETE FROM processed_update WHERE processed_at < ?", (db.when(utcnow() - older_than),))
+    db.run(
+        "DELETE FROM processed_update WHERE processed_at < ?", (db.when(db.moment - older_than),)
+    )
 
 
 def current_season(db: Sql, chat_id: int, *, create: bool = False) -> SeasonRow | None:
@@ -90,7 +91,7 @@ def current_season(db: Sql, chat_id: int, *, create: bool = False) -> SeasonRow 
     if row is None and create:
         row = db.row(
             "INSERT INTO season (chat_id, number, opened_at) VALUES (?, 1, ?) RETURNING id, number",
-            (chat_id, db.when(utcnow())),
+            (chat_id, db.stamp()),
         )
     return None if row is None else SeasonRow(*row)
 
@@ -174,7 +175,6 @@ def add_event(
     chat's row is locked, so the numbers are gapless."""
     hand = kind == "hand"
     seq, hand_no = chat.next_seq, (chat.next_hand_no if hand else None)
-    created_at = utcnow()
     row = db.row(
         "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
         " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -191,7 +191,7 @@ def add_event(
             db.json_in(data),
             recorded_by,
             recorded_by_name,
-            db.when(created_at),
+            db.stamp(),
         ),
     )
     assert row is not None
@@ -215,7 +215,7 @@ def add_event(
         data,
         recorded_by,
         recorded_by_name,
-        created_at,
+        db.moment,
     )
 
 

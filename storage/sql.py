@@ -22,11 +22,19 @@ Row = tuple[Any, ...]
 class Sql:
     """The raw connection of one transaction, with the dialect's few differences adapted."""
 
-    __slots__ = ("_conn", "pg")
+    __slots__ = ("_conn", "_stamp", "moment", "pg")
 
     def __init__(self, connection: Connection) -> None:
         self._conn: Any = connection.connection.driver_connection
         self.pg = connection.dialect.name == "postgresql"
+        self.moment = datetime.now(UTC)  # the time of everything this write records
+        self._stamp: Any = None
+
+    def stamp(self) -> Any:
+        """`moment` as stored (formatted once)."""
+        if self._stamp is None:
+            self._stamp = self.when(self.moment)
+        return self._stamp
 
     def _sql(self, sql: str) -> str:
         return _to_format_style(sql) if self.pg else sql
