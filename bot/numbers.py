@@ -16,6 +16,9 @@ def _terminates(value: Fraction) -> bool:
 
 def fmt(value: Fraction | int, *, signed: bool = False) -> str:
     """A decimal without trailing zeros; a non-terminating third is rounded to 2 places."""
+    if value.denominator == 1:  # most points are whole
+        whole = int(value)
+        return f"+{whole}" if signed and whole > 0 else str(whole)
     value = Fraction(value)
     if _terminates(value):
         exact = Decimal(value.numerator) / Decimal(value.denominator)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from html import escape, unescape
 from typing import Any
 
@@ -23,6 +24,12 @@ QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 def quote(command: str) -> str:
     """A recorded command as echoed in replies: escaped and cut to a sensible length."""
     return escape(command if len(command) <= QUOTE_LIMIT else command[: QUOTE_LIMIT - 1] + "…")
+
+
+@lru_cache(maxsize=4096)
+def template(lang: str, msgid: str) -> str:
+    """A message translated and HTML-escaped (the catalogs never change while running)."""
+    return escape(translator(lang).gettext(msgid), quote=False)
 
 
 @dataclass(frozen=True)
@@ -44,11 +51,10 @@ class Renderer:
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
-        self._t = translator(lang)
 
     def _(self, msgid: str, **params: Any) -> str:
         """The translated template, HTML-escaped, filled with `params` (already safe HTML)."""
-        text = escape(self._t.gettext(msgid), quote=False)
+        text = template(self.lang, msgid)
         return text.format(**params) if params else text
 
     def render(self, reply: r.Reply) -> Out:

@@ -159,19 +159,22 @@ def _score(
         )
         factor = 2 if doubled else 1
         team_scores = [Fraction(total * factor) for total in team_points]
-        team_scores[winner] *= 1 + bonus
+        if bonus:
+            team_scores[winner] *= 1 + bonus
         ranking = (
             *sorted((winner, winner + 2), key=rank_key),
             *sorted((loser, loser + 2), key=rank_key),
         )
-        scores = [team_scores[seat % 2] / 2 for seat in range(n)]
+        halves = (team_scores[0] / 2, team_scores[1] / 2)  # each partner gets half
+        scores = [halves[seat % 2] for seat in range(n)]
     else:
         ranking = tuple(sorted(range(n), key=rank_key))
         winner = ranking[0]
         doubled = table[ranking[1]] + table[ranking[2]] == 0
         factor = 2 if doubled else 1
         scores = [Fraction(p * factor) for p in points]
-        scores[winner] *= 1 + bonus
+        if bonus:
+            scores[winner] *= 1 + bonus
     if zerosum:
         mean = sum(scores, Fraction(0)) / n
         scores = [score - mean for score in scores]

@@ -133,12 +133,13 @@ class Service:
         assert season is not None
         tx = Tx(conn, db, chat, season, ctx)
         try:
-            if ctx.update_id is not None and not hot.claim_update(db, ctx.update_id, chat.id):
-                return Answer(self._repeat(tx, hot.claimed_event(db, ctx.update_id)), chat.lang)
+            earlier = None if ctx.update_id is None else hot.earlier_claim(db, ctx.update_id)
+            if earlier is not None:
+                return Answer(self._repeat(tx, earlier[0]), chat.lang)
             reply = use_case(tx, request)
             tx.flush()
-            if ctx.update_id is not None and tx.event_id is not None:
-                hot.link_update(db, ctx.update_id, tx.event_id)
+            if ctx.update_id is not None:
+                hot.claim_update(db, ctx.update_id, chat.id, tx.event_id)
             return Answer(reply, tx.chat.lang)
         finally:
             if tx.orm is not None:

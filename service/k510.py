@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
 from scoring import ERROR_CODES
@@ -84,8 +83,7 @@ def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -
 def _marathon_hand(
     tx: Tx, table: TableRow, people: Sequence[PlayerRow], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
-    tail = hot.live_tail(tx.db, table.id, tx.season.id)
-    last = tail[-1] if tail and tail[-1].kind == "hand" else None
+    last = hot.last_live_hand(tx.db, table.id, tx.season.id)
     number, state = current_marathon(last.data if last is not None else None)
     state = marathon_add(state, rep)
     finished = marathon_finished(state)
@@ -144,7 +142,7 @@ def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]
                 unit=UNIT,
                 payer_id=None if score > 0 else pid,
                 payee_id=pid if score > 0 else None,
-                amount=abs(Fraction(score)),
+                amount=abs(score),
                 reason="score",
                 detail={"card_points": result.card_points[seat], "doubled": result.doubled},
             )

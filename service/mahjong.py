@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from scoring import ERROR_CODES
@@ -235,15 +234,18 @@ def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
 
 def _transfers(tx: Tx, table: TableRow, result: MahjongSettlement) -> list[TransferRow]:
     out = []
+    reasons: dict[int, tuple[str, dict[str, Any]]] = {}  # one per win, shared by its payers
     for t in result.transfers:
-        reason, detail = _reason(t.reason)
+        reason, detail = reasons.get(id(t.reason)) or reasons.setdefault(
+            id(t.reason), _reason(t.reason)
+        )
         out.append(
             TransferRow(
                 season_id=tx.season.id,
                 unit=UNIT,
                 payer_id=table.seats[t.payer],
                 payee_id=table.seats[t.payee],
-                amount=Fraction(t.amount),
+                amount=t.amount,  # whole points
                 reason=reason,
                 detail=detail,
             )

@@ -17,7 +17,7 @@ class Payment:
 
     payer: str | None
     payee: str | None
-    amount: Fraction
+    amount: Fraction | int  # mahjong points are whole
     reason: str  # "win" | "sealed" | "kong" | "score"
     detail: Mapping[str, Any] = field(default_factory=dict)
 

@@ -5,7 +5,8 @@ here). Writers that each commit alone queue behind each other's fsync, a waiting
 in SQLite's busy handler (1 ms and more) instead of being woken, and every write costs a thread
 hop. So the bot's writes queue on its event loop instead: a batch begins one transaction, runs
 each queued write in its own savepoint (a failing one is rolled back alone), and commits once,
-in a worker thread while the next batch gathers. A write's caller resumes only after the commit
+in a worker thread while the next batch gathers. Only the commit (and a wait for the write lock,
+when another process holds it) leaves the loop. A write's caller resumes only after the commit
 of its batch: nothing is acknowledged before it is on disk.
 """
 
@@ -16,8 +17,9 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError
 
-from storage.db import writer
+from storage.db import BUSY_TIMEOUT_MS, writer
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
@@ -58,6 +60,18 @@ class GroupCommit(Transactions):
         super().__init__(engine)
         self._pending: list[_Job[Any]] = []
         self._drain: asyncio.Task[None] | None = None
+        self._connection: Connection | None = None
+
+    def _writer_connection(self) -> Connection:
+        """The queue's own connection, kept from batch to batch: as the only writer it keeps its
+        page cache, which SQLite drops when another connection has written. It never waits
+        for the write lock (busy timeout 0): `_begin` waits in a thread instead."""
+        if self._connection is None or self._connection.closed:
+            self._connection = self._engine.connect()
+            self._connection.connection.driver_connection.execute(  # type: ignore[union-attr]
+                "PRAGMA busy_timeout = 0"
+            )
+        return self._connection
 
     async def submit(self, work: Work[T]) -> T:
         """Run `work` in the next batch; returns once that batch is committed."""
@@ -77,11 +91,11 @@ class GroupCommit(Transactions):
             self._drain = None
 
     async def _commit(self, batch: list[_Job[Any]]) -> None:
-        connection = self._engine.connect()
+        connection = self._writer_connection()
         driver = connection.connection.driver_connection
         assert driver is not None
         try:
-            await asyncio.to_thread(connection.begin)  # may wait for another process's write
+            await _begin(connection, driver)
             for job in batch:
                 driver.execute("SAVEPOINT job")
                 try:
@@ -93,16 +107,29 @@ class GroupCommit(Transactions):
             await asyncio.to_thread(connection.commit)  # the fsync, off the loop
         except BaseException as err:  # nothing of the batch was written
             # SQLite keeps a transaction whose COMMIT failed open, while SQLAlchemy takes it
-            # for ended and would return the connection to the pool as it is.
+            # for ended; the connection starts afresh.
             driver.rollback()
+            connection.close()
             for job in batch:
                 job.result, job.error = None, job.error or err
             if not isinstance(err, Exception):
                 raise
         finally:
-            connection.close()
             for job in batch:
                 job.settle()
+
+
+async def _begin(connection: Connection, driver: Any) -> None:
+    """BEGIN IMMEDIATE right away when the write lock is free, as it is unless another process
+    writes; else wait for the lock in a worker thread, not on the loop."""
+    try:
+        connection.begin()
+    except OperationalError:
+        driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        try:
+            await asyncio.to_thread(connection.begin)
+        finally:
+            driver.execute("PRAGMA busy_timeout = 0")
 
 
 def group_commit(engine: Engine) -> GroupCommit | None:

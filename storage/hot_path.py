@@ -19,6 +19,7 @@ EVENT = (
     "id, chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
     " recorded_by_name, created_at, undone_by"
 )
+KONGS_AND_HANDS = EVENT.replace(" data,", " CASE WHEN kind = 'kong' THEN data END,")
 TAIL_PAGE = 8  # a hand's kongs rarely exceed this
 NEWEST = 2**62  # above every event number
 
@@ -38,7 +39,12 @@ def _chat(row: Row) -> ChatRow:
 
 def lock_chat(db: Sql, chat_id: int) -> ChatRow:
     """The chat's row, created if new and locked until the transaction ends (PostgreSQL: the
-    upsert takes the row lock; SQLite: the writer already holds the database lock)."""
+    upsert takes the row lock; SQLite: the writer already holds the database lock, so an
+    existing row is only read)."""
+    if not db.pg:
+        found = get_chat(db, chat_id)
+        if found is not None:
+            return found
     row = db.row(
         "INSERT INTO chat (id, sisuang, zerosum, next_seq, next_hand_no, created_at)"
         " VALUES (?, ?, ?, 1, 1, ?) ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq"
@@ -54,24 +60,21 @@ def get_chat(db: Sql, chat_id: int) -> ChatRow | None:
     return None if row is None else _chat(row)
 
 
-def claim_update(db: Sql, update_id: int, chat_id: int) -> bool:
-    """Mark an update processed: False if it was processed already."""
-    row = db.row(
-        "INSERT INTO processed_update (update_id, chat_id, processed_at) VALUES (?, ?, ?)"
-        " ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
-        (update_id, chat_id, db.stamp()),
-    )
-    return row is not None
-
-
-def claimed_event(db: Sql, update_id: int) -> int | None:
-    """The event recorded by an update processed earlier (None: it recorded none)."""
+def earlier_claim(db: Sql, update_id: int) -> tuple[int | None] | None:
+    """How an update was processed before: `(event id,)` (None: it recorded no event); None
+    if it is new. Asked under the chat's lock, so a concurrent delivery has committed."""
     row = db.row("SELECT event_id FROM processed_update WHERE update_id = ?", (update_id,))
-    return None if row is None else row[0]
+    return None if row is None else (row[0],)
 
 
-def link_update(db: Sql, update_id: int, event_id: int) -> None:
-    db.run("UPDATE processed_update SET event_id = ? WHERE update_id = ?", (event_id, update_id))
+def claim_update(db: Sql, update_id: int, chat_id: int, event_id: int | None) -> None:
+    """Mark an update processed, with the event it recorded, in the same transaction (a second
+    claim of the same update fails the transaction: nothing is recorded twice)."""
+    db.run(
+        "INSERT INTO processed_update (update_id, chat_id, event_id, processed_at)"
+        " VALUES (?, ?, ?, ?)",
+        (update_id, chat_id, event_id, db.stamp()),
+    )
 
 
 def prune_updates(db: Sql, older_than: timedelta) -> None:
@@ -133,19 +136,20 @@ def players_by_id(db: Sql, ids: Iterable[int]) -> dict[int, PlayerRow]:
 
 def _event(db: Sql, row: Row) -> EventRow:
     event = EventRow(*row)
-    event.data = db.json_out(event.data)
+    event.data = db.json_out(event.data) if event.data is not None else {}
     event.created_at = db.when_out(event.created_at)
     return event
 
 
 def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
     """The table's live hands and kongs of the season, newest first, down to and including its
-    newest hand: the kongs of the hand being played, and the hand before them."""
+    newest hand: the kongs of the hand being played (with their data), and the hand before
+    them (without: it is not needed, and it is the biggest)."""
     tail: list[EventRow] = []
     before = NEWEST
     while True:
         rows = db.rows(
-            f"SELECT {EVENT} FROM event WHERE table_id = ? AND season_id = ? AND seq < ?"
+            f"SELECT {KONGS_AND_HANDS} FROM event WHERE table_id = ? AND season_id = ? AND seq < ?"
             " AND kind IN ('hand', 'kong') AND undone_by IS NULL ORDER BY seq DESC LIMIT ?",
             (table_id, season_id, before, TAIL_PAGE),
         )
@@ -156,6 +160,16 @@ def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
         if len(rows) < TAIL_PAGE:
             return tail
         before = tail[-1].seq
+
+
+def last_live_hand(db: Sql, table_id: int, season_id: int) -> EventRow | None:
+    """The table's newest live hand of the season, with its data."""
+    row = db.row(
+        f"SELECT {EVENT} FROM event WHERE table_id = ? AND season_id = ? AND kind = 'hand'"
+        " AND undone_by IS NULL ORDER BY seq DESC LIMIT 1",
+        (table_id, season_id),
+    )
+    return None if row is None else _event(db, row)
 
 
 def add_event(
@@ -175,10 +189,9 @@ def add_event(
     chat's row is locked, so the numbers are gapless."""
     hand = kind == "hand"
     seq, hand_no = chat.next_seq, (chat.next_hand_no if hand else None)
-    row = db.row(
+    event_id = db.insert(
         "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
-        " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " RETURNING id",
+        " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             chat.id,
             season_id,
@@ -194,7 +207,6 @@ def add_event(
             db.stamp(),
         ),
     )
-    assert row is not None
     chat.next_seq += 1
     if hand:
         chat.next_hand_no += 1
@@ -203,7 +215,7 @@ def add_event(
         (chat.next_seq, chat.next_hand_no, chat.id),
     )
     return EventRow(
-        row[0],
+        event_id,
         chat.id,
         season_id,
         table_id,
@@ -230,10 +242,11 @@ def add_transfers(
 ) -> None:
     """Write a hand's transfers and move the season balances by them; every seated player
     gets a balance row (zero at first) so standings list them."""
+    details: dict[int, str] = {}  # a win's payers share one detail: encoded once
     db.many(
         "INSERT INTO transfer (event_id, season_id, unit, payer_id, payee_id, amount, reason,"
         " detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
+        [
             (
                 event_id,
                 t.season_id,
@@ -242,10 +255,10 @@ def add_transfers(
                 t.payee_id,
                 str(t.amount),
                 t.reason,
-                db.json_in(t.detail),
+                details.get(id(t.detail)) or details.setdefault(id(t.detail), db.json_in(t.detail)),
             )
             for t in transfers
-        ),
+        ],
     )
     deltas: dict[int, Fraction | int] = dict.fromkeys(seated, 0)
     for t in transfers:
@@ -274,9 +287,9 @@ def move_balances(db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fract
     db.many(
         "INSERT INTO balance (season_id, player_id, unit, amount) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
-        (
+        [
             (season_id, pid, unit, str(have.get(pid, 0) + delta))
             for pid, delta in deltas.items()
             if delta or pid not in have
-        ),
+        ],
     )

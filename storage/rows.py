@@ -70,6 +70,6 @@ class TransferRow:
     unit: str
     payer_id: int | None
     payee_id: int | None
-    amount: Fraction
+    amount: Fraction | int
     reason: str
     detail: dict[str, Any] = field(default_factory=dict)
