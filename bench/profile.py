@@ -207,19 +207,23 @@ def section_path(workdir: Path, per_table: int, postgres: bool) -> None:
 
 
 class StatementCounter:
-    """Counts SQL statements and commits on an engine."""
+    """Counts the SQL statements SQLite runs on an engine's connections (the hot path's plain
+    DBAPI statements and savepoints included) and its commits."""
 
     def __init__(self, engine: Engine) -> None:
         self.statements = 0
         self.commits = 0
-        event.listen(engine, "before_cursor_execute", self._statement)
-        event.listen(engine, "commit", self._commit)
+        event.listen(engine, "connect", self._trace)
+        engine.dispose()  # connections opened from now on are traced
 
-    def _statement(self, *_args: Any) -> None:
+    def _trace(self, dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.set_trace_callback(self._statement)
+
+    def _statement(self, sql: str) -> None:
+        if sql.startswith("PRAGMA"):
+            return
         self.statements += 1
-
-    def _commit(self, *_args: Any) -> None:
-        self.commits += 1
+        self.commits += sql == "COMMIT"
 
     def take(self) -> tuple[int, int]:
         counts = (self.statements, self.commits)
@@ -254,7 +258,8 @@ async def _sql_counts(url: str) -> list[tuple[str, int, int]]:
 
 def section_sql(workdir: Path) -> None:
     rows = asyncio.run(_sql_counts(f"sqlite:///{workdir / 'sql.sqlite3'}"))
-    print("## sql: statements and commits per update (SQLite)\n")
+    print("## sql: statements per update (SQLite; BEGIN, savepoints and COMMIT included, each")
+    print("row of a multi-row insert counted)\n")
     print(f"{'statements':>10} {'commits':>7}  command")
     seen: set[str] = set()
     for text, statements, commits in rows:
@@ -298,7 +303,7 @@ async def _locks(url: str, serial: bool) -> tuple[PathResult, StatementTimer]:
 
 
 def section_locks(workdir: Path) -> None:
-    print("## locks: the product's update processor against one update at a time (SQLite)\n")
+    print("## locks: chats concurrently (as the poll loop delivers) against one at a time\n")
     print(f"{'mode':<10} {'ms/update':>9} {'cpu ms':>7} {'BEGIN IMMEDIATE ms':>18}")
     for n, serial in enumerate((False, True, False, True)):
         url = f"sqlite:///{workdir / f'locks{n}.sqlite3'}"

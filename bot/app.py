@@ -56,6 +56,10 @@ async def set_menu(application: Application) -> None:  # type: ignore[type-arg]
         log.warning("could not set the command menu", exc_info=True)
 
 
+async def close_service(application: Application) -> None:  # type: ignore[type-arg]
+    application.bot_data["service"].close()
+
+
 def build_application(
     config: Config,
     *,
@@ -72,7 +76,7 @@ def build_application(
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
     if config.rate_limit and request is None:
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
-    builder = builder.post_init(set_menu)
+    builder = builder.post_init(set_menu).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
     if config.flood is not None:

@@ -91,6 +91,8 @@ async def poll(app: Application) -> None:  # type: ignore[type-arg]
         with contextlib.suppress(TelegramError):  # confirm the last batch before leaving
             await app.bot.get_updates(offset=offset, timeout=0)
         await app.stop()
+    if app.post_shutdown:
+        await app.post_shutdown(app)
 
 
 class _Hook(tornado.web.RequestHandler):
@@ -135,3 +137,5 @@ async def webhook(
         await stop.wait()
         server.stop()
         await app.stop()
+    if app.post_shutdown:
+        await app.post_shutdown(app)

@@ -109,6 +109,11 @@ class Service:
             lambda conn: self._apply(conn, ctx, request, use_case)
         )
 
+    def close(self) -> None:
+        """Release the group commit's connection (the bot is stopping)."""
+        if self._group_commit is not None:
+            self._group_commit.close()
+
     def chat_language(self, chat_id: int) -> str | None:
         """The chat's chosen language, if it set one."""
         with read_session(self.engine) as session:

@@ -73,6 +73,12 @@ class GroupCommit(Transactions):
             )
         return self._connection
 
+    def close(self) -> None:
+        """Give the queue's connection back (when the bot stops)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
     async def submit(self, work: Work[T]) -> T:
         """Run `work` in the next batch; returns once that batch is committed."""
         loop = asyncio.get_running_loop()

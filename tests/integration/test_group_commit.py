@@ -4,6 +4,7 @@ stays atomic on its own: a failing write leaves nothing, a failed commit fails e
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -135,3 +136,23 @@ async def test_service_on_the_loop_records_once_and_refuses_alone(sqlite_engine:
         hands = conn.execute(text("SELECT count(*) FROM event WHERE chat_id = -1002")).scalar()
     assert {9000, 9001, 9003} <= claimed and 9002 not in claimed  # the refused one may come again
     assert hands == 0
+
+
+async def test_a_batch_waits_for_another_writer_without_blocking_the_loop(
+    sqlite_engine: Engine,
+) -> None:
+    """Another process holding the write lock: the batch waits in a thread; the loop runs on."""
+    other = sqlite3.connect(sqlite_engine.url.database or "", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    group = GroupCommit(sqlite_engine)
+    write = asyncio.create_task(group.submit(add_chat(7)))
+    ticks = 0
+    while ticks < 20:  # the loop keeps turning while the write waits for the lock
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert not write.done()
+    other.execute("COMMIT")
+    other.close()
+    assert await asyncio.wait_for(write, 10) == 7
+    assert chat_ids(sqlite_engine) == {7}
+    assert await group.submit(add_chat(8)) == 8  # and the next batch takes the fast way again
