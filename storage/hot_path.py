@@ -20,7 +20,7 @@ EVENT = (
     " recorded_by_name, created_at, undone_by"
 )
 KONGS_AND_HANDS = EVENT.replace(" data,", " CASE WHEN kind = 'kong' THEN data END,")
-TAIL_PAGE = 8  # a hand's kongs rarely exceed this
+TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number
 
 
@@ -146,20 +146,20 @@ def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
     newest hand: the kongs of the hand being played (with their data), and the hand before
     them (without: it is not needed, and it is the biggest)."""
     tail: list[EventRow] = []
-    before = NEWEST
+    before, page = NEWEST, TAIL_PAGES[0]
     while True:
         rows = db.rows(
             f"SELECT {KONGS_AND_HANDS} FROM event WHERE table_id = ? AND season_id = ? AND seq < ?"
             " AND kind IN ('hand', 'kong') AND undone_by IS NULL ORDER BY seq DESC LIMIT ?",
-            (table_id, season_id, before, TAIL_PAGE),
+            (table_id, season_id, before, page),
         )
         for row in rows:
             tail.append(_event(db, row))
             if tail[-1].kind == "hand":
                 return tail
-        if len(rows) < TAIL_PAGE:
+        if len(rows) < page:
             return tail
-        before = tail[-1].seq
+        before, page = tail[-1].seq, TAIL_PAGES[1]
 
 
 def last_live_hand(db: Sql, table_id: int, season_id: int) -> EventRow | None:

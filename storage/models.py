@@ -93,8 +93,8 @@ class Event(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
-    season_id: int = Field(foreign_key="season.id", index=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by (chat_id, seq)
+    season_id: int = Field(foreign_key="season.id")  # indexed by ix_event_season_kind_seq
     table_id: int | None = Field(default=None, foreign_key="game_table.id")
     seq: int
     hand_no: int | None = None

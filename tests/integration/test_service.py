@@ -58,6 +58,21 @@ def test_drawn_hand_settles_kongs_and_keeps_dealer(engine: Engine, chat_id: int)
     assert chat.balances() == {"Chen": 1, "Wang": -1, "Li": 0, "Zhang": 0}
 
 
+def test_many_kongs_of_one_hand_all_settle(engine: Engine, chat_id: int) -> None:
+    """More kongs than the first read of the table's latest records takes."""
+    chat = mahjong(engine, chat_id)
+    chat.say("Wang", "/hu Wang zimo")  # a hand before them, which they do not belong to
+    for name in ("Li", "Zhang", "Chen", "Li"):
+        chat.say(name, f"/gang {name} an")
+    chat.say("Wang", "/liuju")  # each concealed kong: 1 from each of the three others
+    assert chat.balances() == {
+        "Wang": 9 - 4,
+        "Li": -3 + 6 - 2,
+        "Zhang": -3 + 3 - 3,
+        "Chen": -3 + 3 - 3,
+    }
+
+
 def test_robbed_kong_is_cancelled(engine: Engine, chat_id: int) -> None:
     chat = mahjong(engine, chat_id)
     chat.say("Chen", "/gang Chen bu Wang")
