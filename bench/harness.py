@@ -5,8 +5,8 @@ the started Application the way the product's polling loop (`bot.serving.poll`) 
 getUpdates-sized chunks (100), ``Update.de_json`` of each, then ``bot.serving.process_batch``
 (``Application.process_update`` for the chats concurrently, each chat's updates in order),
 and waits for the chunk to finish. Each step includes the handler, the service and its
-committed transaction, and the reply through ``OfflineRequest`` to ``FakeBotApi``. The echo
-bot is delivered to the same way.
+committed transaction, and the reply through the request layer (``bench.wire`` or the
+``FakeBotApi`` emulator). The echo bot is delivered to the same way.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """``hands_per_s`` and ``overhead_vs_echo``: interleaved evenings through the whole bot.
 
 Per repetition, the same batch of messages (20 chats round-robin, mahjong and 510K) goes once
-through a bare PTB echo bot and once through the product Application, each over its own
-``FakeBotApi`` behind ``OfflineRequest``. The product path commits every hand (SQLite WAL with
-its default synchronous=FULL, or PostgreSQL) before its reply is sent; nothing is relaxed here.
+through a bare PTB echo bot and once through the product Application, each over its own fake
+Bot API, with ``sendMessage`` answered by ``bench.wire.LeanRequest``. The product path commits
+every hand (SQLite WAL with its default synchronous=FULL, or PostgreSQL) before its reply is
+sent; nothing is relaxed here.
 """
 
 from __future__ import annotations
