@@ -7,6 +7,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -77,6 +78,15 @@ def engine(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Engine]
     upgrade(eng)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    """A migrated SQLite file database."""
+    engine = make_engine(f"sqlite:///{tmp_path}/jifen.sqlite3")
+    upgrade(engine)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

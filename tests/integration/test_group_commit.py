@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, Engine
 
@@ -17,20 +14,10 @@ from service.context import Ctx
 from service.core import Service
 from service.errors import ServiceError
 from service.replies import Recorded
-from storage.db import make_engine
 from storage.group_commit import GroupCommit, Work
-from storage.migrate import upgrade
 from tests.integration.helpers import Chat
 
 P4 = ("Wang", "Li", "Zhang", "Chen")
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'group.sqlite3'}")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
 
 
 def commits_of(engine: Engine) -> list[int]:

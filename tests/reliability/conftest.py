@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -27,11 +26,3 @@ def module_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 def module_bot(module_engine: Engine) -> Iterator[BotUnderTest]:
     """One started bot per module over its own fake Bot API, flood guard off."""
     yield from make_bot(module_engine)
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path}/bot.sqlite3")
-    upgrade(engine)
-    yield engine
-    engine.dispose()

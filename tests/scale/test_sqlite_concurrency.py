@@ -14,9 +14,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -26,8 +24,6 @@ from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
 from service.replies import Info, Recorded, Reply
-from storage.db import make_engine
-from storage.migrate import upgrade
 from tests.scale.scenario import ChatScript, Step, build_scripts, interleave, ledger_problems
 
 pytestmark = pytest.mark.timeout(180)
@@ -37,14 +33,6 @@ UPDATES = 320
 DUPLICATES = 0.12
 SEED = 4242
 ALREADY_DONE = "Already done."
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path}/jifen.sqlite3")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
 
 
 def is_repeat(reply: Reply) -> bool:
