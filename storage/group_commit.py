@@ -53,11 +53,11 @@ class _Job(Generic[T]):
             self.future.set_result(self.result)  # type: ignore[arg-type]
 
 
-class GroupCommit(Transactions):
+class GroupCommit:
     """Writes from the event loop, batched into shared transactions (SQLite)."""
 
     def __init__(self, engine: Engine) -> None:
-        super().__init__(engine)
+        self._engine = writer(engine)
         self._pending: list[_Job[Any]] = []
         self._drain: asyncio.Task[None] | None = None
         self._connection: Connection | None = None
