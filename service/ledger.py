@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from sqlmodel import Session
@@ -16,6 +15,7 @@ from storage import hot_path as hot
 from storage import repository as repo
 from storage.models import Event, GameTable, Transfer
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
+from storage.sql import Sql
 
 RECORDS = ("hand", "kong")
 
@@ -24,17 +24,18 @@ def hand_views(session: Session, events: Sequence[Event]) -> list[HandView]:
     """Events with their payments and the payers' names, in the given order."""
     ids = [e.id for e in events if e.id is not None]
     transfers = repo.transfers_of(session, ids)
-    names = {
-        pid: p.name
-        for pid, p in repo.players_by_id(
-            session,
-            [pid for t in transfers for pid in (t.payer_id, t.payee_id) if pid is not None],
-        ).items()
-    }
+    names = player_names(
+        session, [pid for t in transfers for pid in (t.payer_id, t.payee_id) if pid is not None]
+    )
     by_event: dict[int, list[Transfer]] = {}
     for t in transfers:
         by_event.setdefault(t.event_id, []).append(t)
     return [_view(e, by_event.get(e.id or 0, []), names) for e in events]
+
+
+def player_names(session: Session, ids: Sequence[int]) -> dict[int, str]:
+    """Names by player id, read in the session's transaction."""
+    return {pid: p.name for pid, p in hot.players_by_id(Sql(session.connection()), ids).items()}
 
 
 def fresh_view(
@@ -92,23 +93,16 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
     if table is not None and target.kind == "hand" and target.game == Game.MAHJONG:
         table.dealer = int(target.data["dealer_before"])
         tx.session.add(table)
-        dealer = repo.players_by_id(tx.session, [table.seats[table.dealer]])[
-            table.seats[table.dealer]
-        ].name
+        dealer_id = table.seats[table.dealer]
+        dealer = hot.players_by_id(tx.db, [dealer_id])[dealer_id].name
     return Undone(view=hand_views(tx.session, [target])[0], dealer=dealer)
 
 
 def _revert_balances(tx: Tx, target: Event) -> None:
     """The undone record's transfers leave the balances."""
     transfers = repo.transfers_of(tx.session, [target.id] if target.id is not None else [])
-    deltas: dict[int, Fraction] = {}
-    for t in transfers:
-        if t.payer_id is not None:
-            deltas[t.payer_id] = deltas.get(t.payer_id, Fraction(0)) + t.amount
-        if t.payee_id is not None:
-            deltas[t.payee_id] = deltas.get(t.payee_id, Fraction(0)) - t.amount
     if transfers:
-        hot.move_balances(tx.db, target.season_id, transfers[0].unit, deltas)
+        hot.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
 
 
 def _target(tx: Tx, req: Undo) -> Event | None:

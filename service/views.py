@@ -10,7 +10,7 @@ from sqlmodel import Session
 from scoring.settle_up import settle_up
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
-from service.ledger import hand_views
+from service.ledger import hand_views, player_names
 from service.replies import (
     HistoryView,
     Progress,
@@ -43,9 +43,7 @@ def season_for(session: Session, chat_id: int, number: int | None) -> Season:
 
 def balances_by_unit(session: Session, season: Season) -> dict[str, list[tuple[str, Fraction]]]:
     rows = repo.balances(session, season.id or 0)
-    names = {
-        pid: p.name for pid, p in repo.players_by_id(session, [b.player_id for b in rows]).items()
-    }
+    names = player_names(session, [b.player_id for b in rows])
     out: dict[str, list[tuple[str, Fraction]]] = defaultdict(list)
     for b in rows:
         out[b.unit].append((names[b.player_id], b.amount))
@@ -80,8 +78,8 @@ def _marathon_progress(
     _, state = current_marathon(last.data if last is not None else None)
     if state is None:
         return None
-    found = repo.players_by_id(session, table.seats)
-    names = [found[pid].name for pid in table.seats]
+    found = player_names(session, table.seats)
+    names = [found[pid] for pid in table.seats]
     return progress(state, names)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from storage.rows import ChatRow, EventRow, PlayerRow, SeasonRow, TableRow, TransferRow
 from storage.sql import Row, Sql, placeholders
@@ -23,6 +23,14 @@ EVENT = (
 KONGS_AND_HANDS = EVENT.replace(" data,", " CASE WHEN kind = 'kong' THEN data END,")
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number
+
+
+class TransferLike(Protocol):
+    """A transfer as written (`TransferRow`) or as read by the ORM (`models.Transfer`)."""
+
+    payer_id: int | None
+    payee_id: int | None
+    amount: Fraction | int
 
 
 def _chat(row: Row) -> ChatRow:
@@ -261,13 +269,26 @@ def add_transfers(
             for t in transfers
         ],
     )
-    deltas: dict[int, Fraction | int] = dict.fromkeys(seated, 0)
+    move_balances(db, season_id, unit, _deltas(transfers, 1, dict.fromkeys(seated, 0)))
+
+
+def revert_transfers(
+    db: Sql, transfers: Sequence[TransferLike], *, season_id: int, unit: str
+) -> None:
+    """An undone record's transfers leave the season balances."""
+    move_balances(db, season_id, unit, _deltas(transfers, -1, {}))
+
+
+def _deltas(
+    transfers: Sequence[TransferLike], sign: int, deltas: dict[int, Fraction | int]
+) -> dict[int, Fraction | int]:
+    """Each player's balance change by `transfers` (sign -1: by their reversal)."""
     for t in transfers:
         if t.payer_id is not None:
-            deltas[t.payer_id] = deltas.get(t.payer_id, 0) - t.amount
+            deltas[t.payer_id] = deltas.get(t.payer_id, 0) - sign * t.amount
         if t.payee_id is not None:
-            deltas[t.payee_id] = deltas.get(t.payee_id, 0) + t.amount
-    move_balances(db, season_id, unit, deltas)
+            deltas[t.payee_id] = deltas.get(t.payee_id, 0) + sign * t.amount
+    return deltas
 
 
 def _exact(text: str) -> Fraction | int:

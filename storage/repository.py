@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
@@ -68,14 +68,6 @@ def close_table(session: Session, table: GameTable) -> None:
 
 def players_of_chat(session: Session, chat_id: int) -> Sequence[Player]:
     return session.exec(select(Player).where(Player.chat_id == chat_id)).all()
-
-
-def players_by_id(session: Session, ids: Iterable[int]) -> dict[int, Player]:
-    wanted = set(ids)
-    if not wanted:
-        return {}
-    rows = session.exec(select(Player).where(col(Player.id).in_(wanted))).all()
-    return {p.id: p for p in rows if p.id is not None}
 
 
 def player_for_user(
