@@ -26,12 +26,13 @@ from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_png, export_caption
+from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
 from service.insight import ChartData, ExportData, export_csv
 from service.replies import Info, Reply, TableView
-from service.requests import Game, Link, Request, Reset, SetOption, ShowPlayers, Undo
+from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)

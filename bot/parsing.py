@@ -16,12 +16,12 @@ from decimal import Decimal
 from typing import TypeVar
 
 from bot.i18n import N_
+from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
     ChainKong,
     Chart,
     Export,
-    Game,
     Gang,
     Help,
     History,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
+from scoring.games import Game
 from service.errors import N_, Forbidden
 from service.replies import Info, ResetAsk, ResetDone, SettingChanged
-from service.requests import Game, Reset, SetOption, Setting
+from service.requests import Reset, SetOption, Setting
 from service.unit import Tx
 from storage import repository as repo
 from storage.models import Chat, Season, utcnow

@@ -7,6 +7,7 @@ from typing import Any
 
 from scoring import ERROR_CODES
 from scoring.errors import ScoringError
+from scoring.games import Game
 from scoring.k510 import marathon_add, marathon_finished, score_hand, score_marathon
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
@@ -14,7 +15,7 @@ from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.records import as_record
 from service.replies import Progress, Recorded
-from service.requests import Game, Report
+from service.requests import Report
 from service.tables import require_table
 from service.unit import Tx
 from storage import hot_path as hot

@@ -7,9 +7,10 @@ from typing import Any
 
 from sqlmodel import Session
 
+from scoring.games import Game
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, Undone
-from service.requests import Game, Undo
+from service.requests import Undo
 from service.unit import Tx
 from storage import hot_path as hot
 from storage import repository as repo

@@ -7,6 +7,7 @@ from typing import Any
 
 from scoring import ERROR_CODES
 from scoring.errors import ScoringError
+from scoring.games import Game
 from scoring.mahjong import settle_hand
 from scoring.mahjong_model import (
     DISCARD_WINS,
@@ -26,7 +27,7 @@ from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.records import as_record
 from service.replies import Recorded
-from service.requests import Game, Gang, Hu, HuClause, Liuju
+from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage import hot_path as hot

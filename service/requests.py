@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 
 
@@ -19,12 +20,6 @@ class RefKind(StrEnum):
 class PlayerRef:
     kind: RefKind
     value: str = ""  # seat number as text, the name, or the username without @; "" for ME
-
-
-class Game(StrEnum):
-    MAHJONG = "mahjong"
-    K510 = "510k"  # four players, two teams
-    K510_3 = "510k3"  # three players
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from scoring.games import Game
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
 from service.replies import Linked, TableView
 from service.requests import (
-    Game,
     Join,
     Link,
     NewTable,

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from sqlmodel import Session
 
+from scoring.games import Game
 from scoring.settle_up import settle_up
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
@@ -20,7 +21,7 @@ from service.replies import (
     SettleView,
     StandingsView,
 )
-from service.requests import Game, History, Rules, Settle, Standings
+from service.requests import History, Rules, Settle, Standings
 from storage import repository as repo
 from storage.models import Chat, Season
 

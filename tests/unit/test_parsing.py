@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.parsing import COMMANDS, USAGE, NotForThisBot, ParseError, normalise, parse
+from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
     ChainKong,
     Chart,
     Export,
-    Game,
     Gang,
     Help,
     History,
