@@ -1,0 +1,37 @@
+"""The user's command reference (docs/commands.md) lists what the parser accepts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot import parsing
+
+REFERENCE = Path(__file__).parents[2] / "docs" / "commands.md"
+TEXT = REFERENCE.read_text(encoding="utf-8")
+ENGLISH, _, CHINESE = TEXT.partition("\n## 中文\n")
+
+
+@pytest.mark.parametrize("word", sorted(parsing._COMMAND_NAMES))
+def test_every_command_word_is_listed(word: str) -> None:
+    assert re.search(rf"/{re.escape(word)}\b", TEXT), f"/{word} is missing from {REFERENCE.name}"
+
+
+@pytest.mark.parametrize(
+    "table", ["_HOW", "_PATTERNS", "_FLAGS", "_KONGS", "_GAMES", "_NEW_OPTIONS"]
+)
+def test_every_keyword_meaning_is_listed_in_both_languages(table: str) -> None:
+    words_by_meaning: dict[object, list[str]] = {}
+    for word, meaning in getattr(parsing, table).items():
+        words_by_meaning.setdefault(meaning, []).append(word)
+    for meaning, words in words_by_meaning.items():
+        for section in (ENGLISH, CHINESE):
+            assert any(w in section.lower() for w in words), f"{meaning} ({words})"
+
+
+@pytest.mark.parametrize("name", sorted(parsing.USAGE))
+def test_every_command_is_explained_in_both_languages(name: str) -> None:
+    for section in (ENGLISH, CHINESE):
+        assert f"`/{name}" in section, f"/{name}"
