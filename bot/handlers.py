@@ -30,8 +30,8 @@ from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
-from service.insight import ChartData, ExportData, export_csv
-from service.replies import Info, Reply, TableView
+from service.insight import export_csv
+from service.replies import ChartData, ExportData, Info, Reply, TableView
 from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,6 @@ from bot.numbers import fmt
 from bot.render_insight import render_stats
 from bot.rules_text import help_text, rules_text
 from service import replies as r
-from service.insight import StatsView
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 
@@ -389,7 +388,7 @@ class Renderer:
         text = self._(v.msgid, **params)
         return Out(text + (f"\n<code>{usage}</code>" if usage else ""))
 
-    def _statsview(self, v: StatsView) -> Out:
+    def _statsview(self, v: r.StatsView) -> Out:
         return render_stats(self, v)
 
     def _rulesview(self, v: r.RulesView) -> Out:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from bot import labels
 from bot.numbers import fmt
-from service.insight import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
+from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 if TYPE_CHECKING:
     from bot.render import Out, Renderer

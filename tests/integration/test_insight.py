@@ -20,7 +20,15 @@ from bot import render_insight
 from bot.render import Renderer
 from service import insight
 from service.errors import ServiceError
-from service.insight import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
+from service.replies import (
+    ChartData,
+    ExportData,
+    ExportRow,
+    HeadToHead,
+    K510Line,
+    MahjongLine,
+    StatsView,
+)
 from service.requests import Chart, Export, Stats
 from storage.db import make_engine, read_session
 from storage.migrate import upgrade
@@ -325,7 +333,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         "0.125",
     ]
     assert insight.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
-    row = insight.ExportRow(
+    row = ExportRow(
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
         game="510k",

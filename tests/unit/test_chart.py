@@ -15,7 +15,7 @@ from matplotlib.text import Text
 from bot import chart, render_insight
 from bot.numbers import fmt
 from bot.render import Renderer
-from service.insight import ChartData, ChartLine, ChartSeries
+from service.replies import ChartData, ChartLine, ChartSeries
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("老王", "Li", "$Zhang$", "_Chen", "喆")
