@@ -21,6 +21,7 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
 from bot.callbacks import parse_press
+from bot.export_csv import export_csv
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
@@ -30,7 +31,6 @@ from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
-from service.insight import export_csv
 from service.replies import ChartData, ExportData, Info, Reply, TableView
 from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
 
@@ -212,7 +212,7 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 async def send_file(message: Message, r: Renderer, data: ChartData | ExportData) -> None:
     """/chart as a photo, /export as a CSV document (the console writes them to files)."""
     if isinstance(data, ExportData):
-        document = InputFile(export_csv(data), filename=data.filename)
+        document = InputFile(export_csv(data, r.lang), filename=data.filename)
         caption = export_caption(r, data)
         await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
         return

@@ -19,13 +19,10 @@ Definitions (live hands only; undone hands count nowhere but in the export):
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -52,20 +49,6 @@ UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 SELF_DRAWN = frozenset({"zimo", "haidilao", "gangkai", "tianhu", "dihu"})
 #: Win types on another player's tile: that player dealt in.
 DEALT_IN = frozenset({"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao", "renhu"})
-#: The English CSV header (a translated one can be passed to `export_csv`).
-HEADER = (
-    "time (UTC)",
-    "hand",
-    "game",
-    "payer",
-    "payee",
-    "amount",
-    "reason",
-    "recorded by",
-    "undone",
-)
-TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
-CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others are exact
 
 
 def unit_of(game: str) -> str:
@@ -330,54 +313,6 @@ def export_rows(session: Session, chat_id: int, req: Export) -> ExportData:
     return ExportData(
         season=loaded.season.number, archived=loaded.season.archived_at is not None, rows=rows
     )
-
-
-def export_csv(
-    data: ExportData,
-    header: Sequence[str] = HEADER,
-    *,
-    table: str = TABLE,
-    yes_no: tuple[str, str] = ("yes", "no"),
-) -> bytes:
-    """The ledger as CSV: UTF-8 with a BOM (spreadsheets then read Chinese right), CRLF lines,
-    amounts as exact decimals, names guarded against being read as formulas."""
-    buf = io.StringIO()
-    writer = csv.writer(buf)
-    writer.writerow(header)
-    for row in data.rows:
-        writer.writerow(
-            (
-                row.at.strftime("%Y-%m-%d %H:%M:%S"),
-                "" if row.hand_no is None else row.hand_no,
-                row.game,
-                _cell(table if row.payer is None else row.payer),
-                _cell(table if row.payee is None else row.payee),
-                decimal_text(row.amount),
-                row.reason,
-                _cell(row.recorded_by),
-                yes_no[0] if row.undone else yes_no[1],
-            )
-        )
-    return buf.getvalue().encode("utf-8-sig")
-
-
-def decimal_text(value: Fraction) -> str:
-    """A fraction as decimal text: exact when it has a finite decimal (22.5), else rounded to
-    CSV_DECIMALS places (a third)."""
-    exact = Decimal(value.numerator) / Decimal(value.denominator)
-    d = value.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    if d != 1:
-        exact = exact.quantize(Decimal(1).scaleb(-CSV_DECIMALS), ROUND_HALF_EVEN)
-    text = format(exact.normalize(), "f") if exact != exact.to_integral() else str(int(exact))
-    return text
-
-
-def _cell(text: str) -> str:
-    """Free text (a name) that a spreadsheet would run as a formula gets a leading quote."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _utc(at: datetime) -> datetime:

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from bot import render_insight
+from bot import export_csv, render_insight
 from bot.render import Renderer
 from service import insight
 from service.errors import ServiceError
@@ -182,10 +182,10 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
     engine, chat_id = played.engine, played.chat_id
     chat = played.chat
     data = ask(engine, chat_id, insight.export_rows, Export())
-    raw = insight.export_csv(data)
+    raw = export_csv.export_csv(data, "en")
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    assert list(rows[0]) == list(insight.HEADER)
+    assert list(rows[0]) == list(export_csv.HEADER)
     assert len(rows) == len(data.rows)
     assert {r["undone"] for r in rows if r["hand"] == "5"} == {"yes"}
     assert "22.5" in {r["amount"] for r in rows}
@@ -198,7 +198,7 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
         totals[r["payee"]] = totals.get(r["payee"], Fraction(0)) + Fraction(r["amount"])
     assert totals == chat.balances()
     table_side = [r for r in rows if r["game"].startswith("510k")]
-    assert all(insight.TABLE in (r["payer"], r["payee"]) for r in table_side)
+    assert all(export_csv.TABLE in (r["payer"], r["payee"]) for r in table_side)
 
 
 def test_archived_season_keeps_its_insight(engine: Engine, chat_id: int) -> None:
@@ -244,7 +244,7 @@ def test_an_empty_season(engine: Engine, chat_id: int) -> None:
     assert ask(engine, chat_id, insight.stats, Stats()).empty
     assert ask(engine, chat_id, insight.chart_data, Chart()).series == ()
     data = ask(engine, chat_id, insight.export_rows, Export())
-    assert data.rows == () and insight.export_csv(data).count(b"\n") == 1
+    assert data.rows == () and export_csv.export_csv(data, "en").count(b"\n") == 1
     with pytest.raises(ServiceError):  # nothing at all recorded in another chat
         ask(engine, chat_id - 700_000, insight.stats, Stats())
 
@@ -327,12 +327,12 @@ def test_a_reseated_table_counts_who_really_sat(engine: Engine, chat_id: int) ->
 
 
 def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
-    assert [insight.decimal_text(Fraction(n, d)) for n, d in ((45, 2), (18, 1), (1, 8))] == [
+    assert [export_csv.decimal_text(Fraction(n, d)) for n, d in ((45, 2), (18, 1), (1, 8))] == [
         "22.5",
         "18",
         "0.125",
     ]
-    assert insight.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
+    assert export_csv.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
     row = ExportRow(
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
@@ -345,7 +345,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         undone=False,
     )
     data = ExportData(season=2, archived=True, rows=(row,))
-    text = insight.export_csv(data).decode("utf-8-sig")
+    text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
         == "2025-01-02 03:04:05,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no"
