@@ -213,15 +213,15 @@ async def send_file(message: Message, r: Renderer, data: ChartData | ExportData)
     """/chart as a photo, /export as a CSV document (the console writes them to files)."""
     if isinstance(data, ExportData):
         document = InputFile(export_csv(data, r.lang), filename=data.filename)
-        caption = export_caption(r, data)
+        caption = export_caption(r._, data)
         await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
         return
     if not data.series:
-        await send(message, Out(chart_caption(r, data)))
+        await send(message, Out(chart_caption(r._, data)))
         return
-    png = await asyncio.to_thread(chart_png, r, data)
+    png = await asyncio.to_thread(chart_png, r._, data)
     photo = InputFile(png, filename=data.filename)
-    await message.reply_photo(photo, caption=chart_caption(r, data), parse_mode=ParseMode.HTML)
+    await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

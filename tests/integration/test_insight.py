@@ -284,12 +284,12 @@ def test_rendering_in_both_languages(played: Evening) -> None:
     export: ExportData = ask(engine, chat_id, insight.export_rows, Export())
     for lang in ("en", "zh"):
         r = Renderer(lang)
-        text = render_insight.render_stats(r, view).text
+        text = render_insight.stats_text(r._, view)
         assert "老王 +52" in text
         assert "Zhang → 老王 21" in text and "Li → 老王 20 (21 − 1)" in text
-        assert render_insight.chart_caption(r, chart)
-        assert render_insight.export_caption(r, export)
-    en = render_insight.render_stats(Renderer("en"), view).text
+        assert render_insight.chart_caption(r._, chart)
+        assert render_insight.export_caption(r._, export)
+    en = render_insight.stats_text(Renderer("en")._, view)
     assert "hands 5 · wins 2 (self-drawn 1) · deal-ins 0" in en
     assert "biggest win +36 · average win +27" in en
     assert "hands 3 · first out 2 · wins 3 of 3" in en
@@ -300,9 +300,7 @@ def test_names_are_escaped(engine: Engine, chat_id: int) -> None:
     chat = Chat(engine, chat_id)
     chat.seat("mahjong", "<b>", "A&B", "C", "D")
     chat.say("C", "/hu 1 pao 2")
-    text = render_insight.render_stats(
-        Renderer("en"), ask(engine, chat_id, insight.stats, Stats())
-    ).text
+    text = render_insight.stats_text(Renderer("en")._, ask(engine, chat_id, insight.stats, Stats()))
     assert "&lt;b&gt; +2" in text and "A&amp;B -2" in text and "A&B" not in text
 
 
@@ -355,7 +353,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
 def test_a_crowded_head_to_head_is_cut_short() -> None:
     pairs = tuple(HeadToHead(f"P{i}", "Q", Fraction(30 - i), Fraction(0)) for i in range(20))
     view = StatsView(1, False, 9, (), pairs, 0, (), 0)
-    text = render_insight.render_stats(Renderer("en"), view).text
+    text = render_insight.stats_text(Renderer("en")._, view)
     assert "P14 → Q 16" in text and "P15" not in text
     assert text.endswith("… and 5 more pair(s).")
 
