@@ -21,6 +21,7 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
 from bot.callbacks import parse_press
+from bot.export_csv import export_csv
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, parse
@@ -30,8 +31,7 @@ from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
-from service.insight import ChartData, ExportData, export_csv
-from service.replies import Info, Reply, TableView
+from service.replies import ChartData, ExportData, Info, Reply, TableView
 from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
@@ -212,16 +212,16 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 async def send_file(message: Message, r: Renderer, data: ChartData | ExportData) -> None:
     """/chart as a photo, /export as a CSV document (the console writes them to files)."""
     if isinstance(data, ExportData):
-        document = InputFile(export_csv(data), filename=data.filename)
-        caption = export_caption(r, data)
+        document = InputFile(export_csv(data, r.lang), filename=data.filename)
+        caption = export_caption(r._, data)
         await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
         return
     if not data.series:
-        await send(message, Out(chart_caption(r, data)))
+        await send(message, Out(chart_caption(r._, data)))
         return
-    png = await asyncio.to_thread(chart_png, r, data)
+    png = await asyncio.to_thread(chart_png, r._, data)
     photo = InputFile(png, filename=data.filename)
-    await message.reply_photo(photo, caption=chart_caption(r, data), parse_mode=ParseMode.HTML)
+    await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

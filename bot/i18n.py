@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "jifen"
 LANGUAGES = ("zh", "en")
+#: A message translated, HTML-escaped and filled with its parameters: `Renderer._`.
+Gettext = Callable[..., str]
 
 
 def N_(message: str) -> str:

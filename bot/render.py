@@ -13,10 +13,9 @@ from bot import labels
 from bot.callbacks import cancel_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
-from bot.render_insight import render_stats
+from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
 from service import replies as r
-from service.insight import StatsView
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 
@@ -389,8 +388,8 @@ class Renderer:
         text = self._(v.msgid, **params)
         return Out(text + (f"\n<code>{usage}</code>" if usage else ""))
 
-    def _statsview(self, v: StatsView) -> Out:
-        return render_stats(self, v)
+    def _statsview(self, v: r.StatsView) -> Out:
+        return Out(stats_text(self._, v))
 
     def _rulesview(self, v: r.RulesView) -> Out:
         return Out(rules_text(self._, v))

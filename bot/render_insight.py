@@ -1,66 +1,58 @@
-"""/stats, /chart and /export as chat messages: the stats text, the picture and the file with
-their captions (HTML, in the chat's language).
-
-bot.render is imported lazily, so that bot.render may import this module (no import cycle).
-"""
+"""/stats, /chart and /export as chat messages: the stats text, the picture and the file's
+caption (HTML, in the chat's language, through the renderer's `_`)."""
 
 from __future__ import annotations
 
 from html import escape, unescape
-from typing import TYPE_CHECKING
 
 from bot import labels
+from bot.i18n import Gettext
 from bot.numbers import fmt
-from service.insight import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
-
-if TYPE_CHECKING:
-    from bot.render import Out, Renderer
+from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
 
 
-def render_stats(r: Renderer, view: StatsView) -> Out:
+def stats_text(_: Gettext, view: StatsView) -> str:
     """Per player: mahjong hands, wins, self-draws, deal-ins, biggest and average win, then who
     paid whom; 510K hands, first out and wins."""
-    from bot.render import Out
-
     title = (
-        r._("Statistics, season {n} (archived)", n=view.season)
+        _("Statistics, season {n} (archived)", n=view.season)
         if view.archived
-        else r._("Statistics, season {n}", n=view.season)
+        else _("Statistics, season {n}", n=view.season)
     )
     lines = [f"<b>{title}</b>"]
     if view.empty:
-        lines.append(r._("No hands recorded yet."))
+        lines.append(_("No hands recorded yet."))
     if view.mahjong_hands:
         lines.append("")
-        head = r._("🀄 Mahjong · {n} hand(s)", n=view.mahjong_hands)
+        head = _("🀄 Mahjong · {n} hand(s)", n=view.mahjong_hands)
         lines.append(f"<b>{head}</b>")
         for line in view.mahjong:
-            lines += _mahjong(r, line)
+            lines += _mahjong(_, line)
         pairs = [p for p in view.head_to_head if p.net]
         if pairs:
-            lines.append(r._("Who paid whom (net):"))
+            lines.append(_("Who paid whom (net):"))
             lines += [_pair(p) for p in pairs[:PAIRS_SHOWN]]
             if len(pairs) > PAIRS_SHOWN:
-                lines.append("  " + r._("… and {n} more pair(s).", n=len(pairs) - PAIRS_SHOWN))
+                lines.append("  " + _("… and {n} more pair(s).", n=len(pairs) - PAIRS_SHOWN))
     if view.k510_hands:
         lines.append("")
-        head = r._("🃏 510K · {n} hand(s)", n=view.k510_hands)
+        head = _("🃏 510K · {n} hand(s)", n=view.k510_hands)
         lines.append(f"<b>{head}</b>")
         for k in view.k510:
-            lines += _k510(r, k)
+            lines += _k510(_, k)
     if view.undone:
         lines.append("")
-        lines.append(r._("{n} undone hand(s) left out.", n=view.undone))
-    return Out("\n".join(lines))
+        lines.append(_("{n} undone hand(s) left out.", n=view.undone))
+    return "\n".join(lines)
 
 
-def _mahjong(r: Renderer, line: MahjongLine) -> list[str]:
+def _mahjong(_: Gettext, line: MahjongLine) -> list[str]:
     out = [
         f"{escape(line.name)} {fmt(line.net, signed=True)}",
         "  "
-        + r._(
+        + _(
             "hands {hands} · wins {wins} (self-drawn {self_draws}) · deal-ins {deal_ins}",
             hands=line.hands,
             wins=line.wins,
@@ -71,7 +63,7 @@ def _mahjong(r: Renderer, line: MahjongLine) -> list[str]:
     if line.biggest is not None and line.average is not None:
         out.append(
             "  "
-            + r._(
+            + _(
                 "biggest win {biggest} · average win {average}",
                 biggest=fmt(line.biggest, signed=True),
                 average=fmt(line.average, signed=True),
@@ -85,11 +77,11 @@ def _pair(p: HeadToHead) -> str:
     return f"  {escape(p.payer)} → {escape(p.payee)} {fmt(p.net)}{both}"
 
 
-def _k510(r: Renderer, line: K510Line) -> list[str]:
+def _k510(_: Gettext, line: K510Line) -> list[str]:
     return [
         f"{escape(line.name)} {fmt(line.net, signed=True)}",
         "  "
-        + r._(
+        + _(
             "hands {hands} · first out {first} · wins {wins} of {results}",
             hands=line.hands,
             first=line.first_out,
@@ -99,38 +91,36 @@ def _k510(r: Renderer, line: K510Line) -> list[str]:
     ]
 
 
-def chart_title(r: Renderer, data: ChartData) -> str:
+def chart_title(_: Gettext, data: ChartData) -> str:
     """The title drawn in the picture (plain text, not HTML)."""
     if data.archived:
-        return unescape(r._("Balances, season {n} (archived)", n=data.season))
-    return unescape(r._("Balances, season {n}", n=data.season))
+        return unescape(_("Balances, season {n} (archived)", n=data.season))
+    return unescape(_("Balances, season {n}", n=data.season))
 
 
-def chart_caption(r: Renderer, data: ChartData) -> str:
+def chart_caption(_: Gettext, data: ChartData) -> str:
     """The photo's caption (HTML); for a season with no hands, the whole answer."""
     if not data.series:
-        return r._("No hands recorded yet.")
-    return "📈 " + r._(
-        "Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands
-    )
+        return _("No hands recorded yet.")
+    return "📈 " + _("Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands)
 
 
-def chart_png(r: Renderer, data: ChartData) -> bytes:
+def chart_png(_: Gettext, data: ChartData) -> bytes:
     """The chart in the chat's language as PNG (blocking: about a second; run it in a thread)."""
     from bot.chart import render_chart  # matplotlib loads only when a chart is drawn
 
     return render_chart(
         data,
-        chart_title(r, data),
-        unit_titles={unit: unescape(r._(msgid)) for unit, msgid in labels.UNIT.items()},
-        xlabel=unescape(r._("hands played")),
-        empty=unescape(r._("No hands recorded yet.")),
+        chart_title(_, data),
+        unit_titles={unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
+        xlabel=unescape(_("hands played")),
+        empty=unescape(_("No hands recorded yet.")),
     )
 
 
-def export_caption(r: Renderer, data: ExportData) -> str:
+def export_caption(_: Gettext, data: ExportData) -> str:
     """The CSV document's caption (HTML)."""
-    return "📄 " + r._(
+    return "📄 " + _(
         "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), UTC times; "
         "undone hands are marked, they do not count.",
         n=data.season,

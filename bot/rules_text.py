@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from bot.i18n import N_
+from bot.i18n import N_, Gettext
 from bot.numbers import fmt
 from service.replies import RulesView
-
-Gettext = Callable[..., str]
 
 MAHJONG_RULES = (
     N_(

@@ -19,19 +19,28 @@ Definitions (live hands only; undone hands count nowhere but in the export):
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
 from sqlmodel import Session, col, select
 
+from service.replies import (
+    ChartData,
+    ChartLine,
+    ChartSeries,
+    ExportData,
+    ExportRow,
+    HeadToHead,
+    K510Line,
+    MahjongLine,
+    StatsView,
+)
 from service.requests import Chart, Export, Stats
+from service.views import season_for
 from storage import repository as repo
 from storage.models import Event, Season, Transfer
 
@@ -40,140 +49,11 @@ UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 SELF_DRAWN = frozenset({"zimo", "haidilao", "gangkai", "tianhu", "dihu"})
 #: Win types on another player's tile: that player dealt in.
 DEALT_IN = frozenset({"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao", "renhu"})
-#: The English CSV header (a translated one can be passed to `export_csv`).
-HEADER = (
-    "time (UTC)",
-    "hand",
-    "game",
-    "payer",
-    "payee",
-    "amount",
-    "reason",
-    "recorded by",
-    "undone",
-)
-TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
-CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others are exact
 
 
 def unit_of(game: str) -> str:
     """The unit a game scores in: mahjong points or 510K scores."""
     return "mahjong" if game == "mahjong" else "510k"
-
-
-# --- replies ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MahjongLine:
-    name: str
-    hands: int
-    wins: int
-    self_draws: int
-    deal_ins: int
-    biggest: Fraction | None  # the best net of a hand won; None: no win
-    average: Fraction | None  # the mean net of the hands won; None: no win
-    net: Fraction  # the season's balance (equals /standings)
-
-
-@dataclass(frozen=True)
-class HeadToHead:
-    """Between two players: `payer` paid `payee` `paid` and got `back` from them; net ≥ 0."""
-
-    payer: str
-    payee: str
-    paid: Fraction
-    back: Fraction
-
-    @property
-    def net(self) -> Fraction:
-        return self.paid - self.back
-
-
-@dataclass(frozen=True)
-class K510Line:
-    name: str
-    hands: int
-    first_out: int
-    wins: int  # results won (team wins with four players)
-    results: int  # results taken part in: scored hands and finished marathons
-    net: Fraction
-
-
-@dataclass(frozen=True)
-class StatsView:
-    season: int
-    archived: bool
-    mahjong_hands: int
-    mahjong: tuple[MahjongLine, ...]  # best balance first
-    head_to_head: tuple[HeadToHead, ...]  # largest net first
-    k510_hands: int
-    k510: tuple[K510Line, ...]
-    undone: int  # undone hands, left out
-
-    @property
-    def empty(self) -> bool:
-        return not self.mahjong_hands and not self.k510_hands
-
-
-@dataclass(frozen=True)
-class ChartLine:
-    name: str
-    values: tuple[Fraction, ...]  # the balance at the start (0), then after each hand
-
-
-@dataclass(frozen=True)
-class ChartSeries:
-    unit: str  # "mahjong" | "510k"
-    hand_nos: tuple[int, ...]  # the live hands of the game, in order
-    lines: tuple[ChartLine, ...]  # best final balance first
-
-
-@dataclass(frozen=True)
-class ChartData:
-    season: int
-    archived: bool
-    series: tuple[ChartSeries, ...]  # in UNITS order; none: nothing to draw
-
-    @property
-    def filename(self) -> str:
-        return f"jifen-season-{self.season}.png"
-
-    @property
-    def hands(self) -> int:
-        return sum(len(s.hand_nos) for s in self.series)
-
-
-@dataclass(frozen=True)
-class ExportRow:
-    at: datetime  # UTC
-    hand_no: int | None
-    game: str  # "mahjong" | "510k" | "510k3"
-    payer: str | None  # None: the table (510K)
-    payee: str | None
-    amount: Fraction
-    reason: str  # "win" | "sealed" | "kong" | "score"
-    recorded_by: str
-    undone: bool
-
-    @property
-    def unit(self) -> str:
-        return unit_of(self.game)
-
-
-@dataclass(frozen=True)
-class ExportData:
-    season: int
-    archived: bool
-    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
-
-    @property
-    def filename(self) -> str:
-        return f"jifen-season-{self.season}.csv"
-
-    @property
-    def hands(self) -> int:
-        return len({r.hand_no for r in self.rows})
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -213,9 +93,6 @@ class _Season:
 
 
 def _load(session: Session, chat_id: int, number: int | None) -> _Season:
-    # Imported here: service.replies may import this module, and service.views imports it.
-    from service.views import season_for
-
     season = season_for(session, chat_id, number)
     sid = season.id or 0
     events = session.exec(
@@ -436,54 +313,6 @@ def export_rows(session: Session, chat_id: int, req: Export) -> ExportData:
     return ExportData(
         season=loaded.season.number, archived=loaded.season.archived_at is not None, rows=rows
     )
-
-
-def export_csv(
-    data: ExportData,
-    header: Sequence[str] = HEADER,
-    *,
-    table: str = TABLE,
-    yes_no: tuple[str, str] = ("yes", "no"),
-) -> bytes:
-    """The ledger as CSV: UTF-8 with a BOM (spreadsheets then read Chinese right), CRLF lines,
-    amounts as exact decimals, names guarded against being read as formulas."""
-    buf = io.StringIO()
-    writer = csv.writer(buf)
-    writer.writerow(header)
-    for row in data.rows:
-        writer.writerow(
-            (
-                row.at.strftime("%Y-%m-%d %H:%M:%S"),
-                "" if row.hand_no is None else row.hand_no,
-                row.game,
-                _cell(table if row.payer is None else row.payer),
-                _cell(table if row.payee is None else row.payee),
-                decimal_text(row.amount),
-                row.reason,
-                _cell(row.recorded_by),
-                yes_no[0] if row.undone else yes_no[1],
-            )
-        )
-    return buf.getvalue().encode("utf-8-sig")
-
-
-def decimal_text(value: Fraction) -> str:
-    """A fraction as decimal text: exact when it has a finite decimal (22.5), else rounded to
-    CSV_DECIMALS places (a third)."""
-    exact = Decimal(value.numerator) / Decimal(value.denominator)
-    d = value.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    if d != 1:
-        exact = exact.quantize(Decimal(1).scaleb(-CSV_DECIMALS), ROUND_HALF_EVEN)
-    text = format(exact.normalize(), "f") if exact != exact.to_integral() else str(int(exact))
-    return text
-
-
-def _cell(text: str) -> str:
-    """Free text (a name) that a spreadsheet would run as a formula gets a leading quote."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _utc(at: datetime) -> datetime:

@@ -8,7 +8,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from service.insight import ChartData, ExportData, StatsView
+from scoring.games import Game, Unit
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,121 @@ class Info:
 
     msgid: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+
+# --- /stats, /chart, /export (service.insight) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class MahjongLine:
+    name: str
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    biggest: Fraction | None  # the best net of a hand won; None: no win
+    average: Fraction | None  # the mean net of the hands won; None: no win
+    net: Fraction  # the season's balance (equals /standings)
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Between two players: `payer` paid `payee` `paid` and got `back` from them; net ≥ 0."""
+
+    payer: str
+    payee: str
+    paid: Fraction
+    back: Fraction
+
+    @property
+    def net(self) -> Fraction:
+        return self.paid - self.back
+
+
+@dataclass(frozen=True)
+class K510Line:
+    name: str
+    hands: int
+    first_out: int
+    wins: int  # results won (team wins with four players)
+    results: int  # results taken part in: scored hands and finished marathons
+    net: Fraction
+
+
+@dataclass(frozen=True)
+class StatsView:
+    season: int
+    archived: bool
+    mahjong_hands: int
+    mahjong: tuple[MahjongLine, ...]  # best balance first
+    head_to_head: tuple[HeadToHead, ...]  # largest net first
+    k510_hands: int
+    k510: tuple[K510Line, ...]
+    undone: int  # undone hands, left out
+
+    @property
+    def empty(self) -> bool:
+        return not self.mahjong_hands and not self.k510_hands
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    name: str
+    values: tuple[Fraction, ...]  # the balance at the start (0), then after each hand
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    unit: str  # "mahjong" | "510k"
+    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    lines: tuple[ChartLine, ...]  # best final balance first
+
+
+@dataclass(frozen=True)
+class ChartData:
+    season: int
+    archived: bool
+    series: tuple[ChartSeries, ...]  # mahjong, then 510K; none: nothing to draw
+
+    @property
+    def filename(self) -> str:
+        return f"jifen-season-{self.season}.png"
+
+    @property
+    def hands(self) -> int:
+        return sum(len(s.hand_nos) for s in self.series)
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    at: datetime  # UTC
+    hand_no: int | None
+    game: str  # "mahjong" | "510k" | "510k3"
+    payer: str | None  # None: the table (510K)
+    payee: str | None
+    amount: Fraction
+    reason: str  # "win" | "sealed" | "kong" | "score"
+    recorded_by: str
+    undone: bool
+
+    @property
+    def unit(self) -> Unit:
+        return Game(self.game).unit
+
+
+@dataclass(frozen=True)
+class ExportData:
+    season: int
+    archived: bool
+    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+
+    @property
+    def filename(self) -> str:
+        return f"jifen-season-{self.season}.csv"
+
+    @property
+    def hands(self) -> int:
+        return len({r.hand_no for r in self.rows})
 
 
 Reply = (

@@ -176,6 +176,22 @@ async def test_language_follows_the_sender_then_the_chat_setting(bot: Harness) -
     assert (await bot.text(ZHANG, "/standings")).startswith("Standings")
 
 
+async def test_the_export_header_is_in_the_chat_language(bot: Harness) -> None:
+    await bot.seat("510k")
+    await bot.say(ANN, "/r 1=25 2=35 3=20 4=0/20 out 2 1 3")  # Ann+Cat 22.5, Bob+Dan 7.5
+    ledgers = {}
+    for lang in ("en", "zh"):
+        await bot.say(ANN, f"/set lang {lang}")
+        (file,) = [e for e in await bot.say(BOB, "/export") if e.media_kind == "document"]
+        assert file.content is not None
+        ledgers[lang] = file.content.decode("utf-8-sig").splitlines()
+    en, zh = ledgers["en"], ledgers["zh"]
+    assert en[0] == "time (UTC),hand,game,payer,payee,amount,reason,recorded by,undone"
+    assert zh[0] == "时间（UTC）,局,游戏,付分者,收分者,分数,原因,记录人,已撤销"
+    assert zh[1:] == en[1:]  # the cells stay as recorded, the amounts exact
+    assert sorted(line.split(",")[5] for line in en[1:]) == ["22.5", "22.5", "7.5", "7.5"]
+
+
 async def test_forum_topics_have_their_own_tables(bot: Harness) -> None:
     await bot.seat("mahjong", FORUM, thread=11)
     await bot.seat("510k", FORUM, thread=22)

@@ -16,11 +16,19 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from bot import render_insight
+from bot import export_csv, render_insight
 from bot.render import Renderer
 from service import insight
 from service.errors import ServiceError
-from service.insight import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
+from service.replies import (
+    ChartData,
+    ExportData,
+    ExportRow,
+    HeadToHead,
+    K510Line,
+    MahjongLine,
+    StatsView,
+)
 from service.requests import Chart, Export, Stats
 from storage.db import make_engine, read_session
 from storage.migrate import upgrade
@@ -174,10 +182,10 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
     engine, chat_id = played.engine, played.chat_id
     chat = played.chat
     data = ask(engine, chat_id, insight.export_rows, Export())
-    raw = insight.export_csv(data)
+    raw = export_csv.export_csv(data, "en")
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    assert list(rows[0]) == list(insight.HEADER)
+    assert list(rows[0]) == list(export_csv.HEADER)
     assert len(rows) == len(data.rows)
     assert {r["undone"] for r in rows if r["hand"] == "5"} == {"yes"}
     assert "22.5" in {r["amount"] for r in rows}
@@ -190,7 +198,7 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
         totals[r["payee"]] = totals.get(r["payee"], Fraction(0)) + Fraction(r["amount"])
     assert totals == chat.balances()
     table_side = [r for r in rows if r["game"].startswith("510k")]
-    assert all(insight.TABLE in (r["payer"], r["payee"]) for r in table_side)
+    assert all(export_csv.TABLE in (r["payer"], r["payee"]) for r in table_side)
 
 
 def test_archived_season_keeps_its_insight(engine: Engine, chat_id: int) -> None:
@@ -236,7 +244,7 @@ def test_an_empty_season(engine: Engine, chat_id: int) -> None:
     assert ask(engine, chat_id, insight.stats, Stats()).empty
     assert ask(engine, chat_id, insight.chart_data, Chart()).series == ()
     data = ask(engine, chat_id, insight.export_rows, Export())
-    assert data.rows == () and insight.export_csv(data).count(b"\n") == 1
+    assert data.rows == () and export_csv.export_csv(data, "en").count(b"\n") == 1
     with pytest.raises(ServiceError):  # nothing at all recorded in another chat
         ask(engine, chat_id - 700_000, insight.stats, Stats())
 
@@ -276,12 +284,12 @@ def test_rendering_in_both_languages(played: Evening) -> None:
     export: ExportData = ask(engine, chat_id, insight.export_rows, Export())
     for lang in ("en", "zh"):
         r = Renderer(lang)
-        text = render_insight.render_stats(r, view).text
+        text = render_insight.stats_text(r._, view)
         assert "老王 +52" in text
         assert "Zhang → 老王 21" in text and "Li → 老王 20 (21 − 1)" in text
-        assert render_insight.chart_caption(r, chart)
-        assert render_insight.export_caption(r, export)
-    en = render_insight.render_stats(Renderer("en"), view).text
+        assert render_insight.chart_caption(r._, chart)
+        assert render_insight.export_caption(r._, export)
+    en = render_insight.stats_text(Renderer("en")._, view)
     assert "hands 5 · wins 2 (self-drawn 1) · deal-ins 0" in en
     assert "biggest win +36 · average win +27" in en
     assert "hands 3 · first out 2 · wins 3 of 3" in en
@@ -292,9 +300,7 @@ def test_names_are_escaped(engine: Engine, chat_id: int) -> None:
     chat = Chat(engine, chat_id)
     chat.seat("mahjong", "<b>", "A&B", "C", "D")
     chat.say("C", "/hu 1 pao 2")
-    text = render_insight.render_stats(
-        Renderer("en"), ask(engine, chat_id, insight.stats, Stats())
-    ).text
+    text = render_insight.stats_text(Renderer("en")._, ask(engine, chat_id, insight.stats, Stats()))
     assert "&lt;b&gt; +2" in text and "A&amp;B -2" in text and "A&B" not in text
 
 
@@ -319,13 +325,13 @@ def test_a_reseated_table_counts_who_really_sat(engine: Engine, chat_id: int) ->
 
 
 def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
-    assert [insight.decimal_text(Fraction(n, d)) for n, d in ((45, 2), (18, 1), (1, 8))] == [
+    assert [export_csv.decimal_text(Fraction(n, d)) for n, d in ((45, 2), (18, 1), (1, 8))] == [
         "22.5",
         "18",
         "0.125",
     ]
-    assert insight.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
-    row = insight.ExportRow(
+    assert export_csv.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
+    row = ExportRow(
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
         game="510k",
@@ -337,7 +343,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         undone=False,
     )
     data = ExportData(season=2, archived=True, rows=(row,))
-    text = insight.export_csv(data).decode("utf-8-sig")
+    text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
         == "2025-01-02 03:04:05,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no"
@@ -347,7 +353,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
 def test_a_crowded_head_to_head_is_cut_short() -> None:
     pairs = tuple(HeadToHead(f"P{i}", "Q", Fraction(30 - i), Fraction(0)) for i in range(20))
     view = StatsView(1, False, 9, (), pairs, 0, (), 0)
-    text = render_insight.render_stats(Renderer("en"), view).text
+    text = render_insight.stats_text(Renderer("en")._, view)
     assert "P14 → Q 16" in text and "P15" not in text
     assert text.endswith("… and 5 more pair(s).")
 

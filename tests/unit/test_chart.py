@@ -15,7 +15,7 @@ from matplotlib.text import Text
 from bot import chart, render_insight
 from bot.numbers import fmt
 from bot.render import Renderer
-from service.insight import ChartData, ChartLine, ChartSeries
+from service.replies import ChartData, ChartLine, ChartSeries
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("老王", "Li", "$Zhang$", "_Chen", "喆")
@@ -105,9 +105,9 @@ def test_a_long_season_is_quick() -> None:
 
 
 def test_the_chat_language_is_used() -> None:
-    png = render_insight.chart_png(Renderer("zh"), data())
+    png = render_insight.chart_png(Renderer("zh")._, data())
     png_size(png)
-    assert render_insight.chart_title(Renderer("en"), data()) == "Balances, season 3"
+    assert render_insight.chart_title(Renderer("en")._, data()) == "Balances, season 3"
     archived = ChartData(season=2, archived=True, series=())
-    assert "&" not in render_insight.chart_title(Renderer("en"), archived)
-    assert render_insight.chart_caption(Renderer("en"), archived) == "No hands recorded yet."
+    assert "&" not in render_insight.chart_title(Renderer("en")._, archived)
+    assert render_insight.chart_caption(Renderer("en")._, archived) == "No hands recorded yet."
