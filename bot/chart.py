@@ -25,7 +25,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import MaxNLocator
 
 from bot.numbers import fmt
-from service.insight import ChartData, ChartLine, ChartSeries
+from service.replies import ChartData, ChartLine, ChartSeries
 
 log = logging.getLogger(__name__)
 
