@@ -1,0 +1,89 @@
+"""``python -m bench.compare OLD [NEW] [--runs N] [--quick]``: two revisions side by side.
+
+Each revision is checked out in a temporary git worktree and measured by ``python -m bench`` in
+turns (old, new, old, new, …) on the same machine and in the same minutes, so a noisy machine
+moves both alike. NEW defaults to the working tree as it is. Prints one JSON object: per figure
+the median of each side, their ratio (new ÷ old) and every run's value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from bench.timing import median, rounded
+
+REPO = Path(__file__).resolve().parent.parent
+FIGURES = (
+    "hands_per_s",
+    "overhead_vs_echo",
+    "standings_ratio_100k",
+    "scoring_per_s",
+    "rss_mb",
+    "start_s",
+    "pg_hands_per_s",
+)
+
+
+def checkout(stack: ExitStack, revision: str, root: Path) -> Path:
+    """A detached worktree of `revision`, removed when `stack` closes."""
+    path = root / revision.replace("/", "_")
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", "-q", str(path), revision], cwd=REPO, check=True
+    )
+    stack.callback(
+        subprocess.run, ["git", "worktree", "remove", "--force", str(path)], cwd=REPO, check=False
+    )
+    return path
+
+
+def measure(tree: Path, quick: bool) -> dict[str, Any]:
+    """One ``python -m bench`` of the code in `tree` (imported from there, not from the venv)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    args = [sys.executable, "-m", "bench", *(["--quick"] if quick else [])]
+    out = subprocess.run(args, cwd=tree, env=env, check=True, capture_output=True, text=True)
+    figures: dict[str, Any] = json.loads(out.stdout)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__)
+    parser.add_argument("old", help="the revision to compare against, e.g. a commit")
+    parser.add_argument("new", nargs="?", help="another revision (default: the working tree)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each side (default 3)")
+    parser.add_argument("--quick", action="store_true", help="python -m bench --quick")
+    args = parser.parse_args(argv)
+    with ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="jifen-compare-")))
+        sides = {"old": checkout(stack, args.old, root)}
+        sides["new"] = checkout(stack, args.new, root) if args.new else REPO
+        runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+        for n in range(args.runs):
+            for side, tree in sides.items():
+                print(f"[compare] run {n + 1}/{args.runs}: {side}", file=sys.stderr, flush=True)
+                runs[side].append(measure(tree, args.quick))
+    result: dict[str, Any] = {"old": args.old, "new": args.new or "working tree"}
+    for key in FIGURES:
+        values = {side: [r[key] for r in runs[side] if r.get(key) is not None] for side in runs}
+        if not values["old"] or not values["new"]:
+            continue
+        old, new = median(values["old"]), median(values["new"])
+        result[key] = {
+            "old": old,
+            "new": new,
+            "ratio": rounded(new / old, 3) if old else None,
+            "runs": values,
+        }
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
