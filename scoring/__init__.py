@@ -14,7 +14,6 @@ from scoring.k510 import (
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from scoring.mahjong import MAHJONG_ERRORS, hand_value, settle_hand
 from scoring.mahjong_model import (
-    DISCARD_WINS,
     Formula,
     HandValue,
     Kong,
@@ -36,7 +35,6 @@ from scoring.settle_up import SETTLE_UP_ERRORS, settle_up
 ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS}
 
 __all__ = [
-    "DISCARD_WINS",
     "ERROR_CODES",
     "K510_ERRORS",
     "MAHJONG_ERRORS",

@@ -10,7 +10,6 @@ from scoring.errors import ScoringError
 from scoring.games import Game
 from scoring.mahjong import settle_hand
 from scoring.mahjong_model import (
-    DISCARD_WINS,
     HandValue,
     Kong,
     KongKind,
@@ -35,7 +34,6 @@ from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = "mahjong"
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
-NEEDS_FROM = DISCARD_WINS - {WinType.RENHU}
 
 
 def gang(tx: Tx, req: Gang) -> Recorded:
@@ -117,7 +115,7 @@ def _win(
 
     winner = who.seat_of(tx, table, clause.winner, people)
     source = seat(clause.source)
-    if clause.how in NEEDS_FROM and source is None:
+    if clause.how.needs_discarder and source is None:
         raise ServiceError(
             N_("Who paid? Write the discarder after '{how}'."),
             usage="/hu A pao C",
