@@ -12,6 +12,7 @@ from scoring.k510 import (
     validate_report,
 )
 from scoring.k510_model import MarathonState, Report510k, Result510k
+from scoring.kong_chains import PendingKongs
 from scoring.mahjong import MAHJONG_ERRORS, hand_value, settle_hand
 from scoring.mahjong_model import (
     Formula,
@@ -48,6 +49,7 @@ __all__ = [
     "MahjongSettlement",
     "MarathonState",
     "Pattern",
+    "PendingKongs",
     "Reason",
     "Report510k",
     "Result510k",
