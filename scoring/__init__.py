@@ -1,7 +1,9 @@
-"""Pure scoring rules of jifen: mahjong (1-2-3-4 base), 510K and settling up. Standard library
-only; inputs and results are the frozen dataclasses of the `*_model` modules."""
+"""Pure scoring rules of jifen: mahjong (1-2-3-4 base) and its kong chains, 510K, settling up,
+and the ledger's words (games, units, kinds of record). Standard library only; inputs and results
+are the frozen dataclasses of the `*_model` modules."""
 
 from scoring.errors import ScoringError
+from scoring.games import EventKind, Game, Unit
 from scoring.k510 import (
     K510_ERRORS,
     card_points,
@@ -40,7 +42,9 @@ __all__ = [
     "K510_ERRORS",
     "MAHJONG_ERRORS",
     "SETTLE_UP_ERRORS",
+    "EventKind",
     "Formula",
+    "Game",
     "HandValue",
     "Kong",
     "KongKind",
@@ -56,6 +60,7 @@ __all__ = [
     "ScoringError",
     "SealedReason",
     "Transfer",
+    "Unit",
     "Win",
     "WinReason",
     "WinType",
