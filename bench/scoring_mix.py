@@ -26,9 +26,6 @@ HOW_WEIGHTS = (
     (WinType.QUANQIUPAO, 1),
 )
 PATTERN_WEIGHTS = ((Pattern.JIHU, 65), (Pattern.PENGPENGHU, 20), (Pattern.QIDUI, 15))
-DISCARDED = frozenset(
-    {WinType.DIANPAO, WinType.GANGPAO, WinType.QIANGGANG, WinType.HAIDIPAO, WinType.QUANQIUPAO}
-)
 
 
 def _pick(rng: random.Random, weighted: Sequence[tuple[object, int]]) -> object:
@@ -74,7 +71,7 @@ def random_hand(rng: random.Random) -> MahjongHand:
     how = _pick(rng, HOW_WEIGHTS)
     assert isinstance(how, WinType)
     winner = rng.randrange(4)
-    discarder = rng.choice([s for s in range(4) if s != winner]) if how in DISCARDED else None
+    discarder = rng.choice([s for s in range(4) if s != winner]) if how.needs_discarder else None
     wins = [_win(rng, winner, how, discarder)]
     if how is WinType.DIANPAO and discarder is not None and rng.random() < 0.05:
         second = rng.choice([s for s in range(4) if s not in (winner, discarder)])

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from bot.i18n import N_
+from scoring import Game, KongKind, Unit, WinType
 
-WIN = {
-    "zimo": N_("自摸 self-draw"),
-    "dianpao": N_("点炮 on a discard"),
-    "gangkai": N_("杠上花 on a kong's replacement tile"),
-    "gangpao": N_("杠上炮 discard after a kong"),
-    "qianggang": N_("抢杠 robbing a kong"),
-    "quanqiupao": N_("全求炮 discard by an all-melds player"),
-    "haidilao": N_("海底捞月 last-tile self-draw"),
-    "haidipao": N_("海底炮 last-tile discard"),
-    "tianhu": N_("天胡 heavenly hand"),
-    "dihu": N_("地胡 earthly hand"),
-    "renhu": N_("人胡 human hand"),
+WIN: dict[str, str] = {
+    WinType.ZIMO: N_("自摸 self-draw"),
+    WinType.DIANPAO: N_("点炮 on a discard"),
+    WinType.GANGKAI: N_("杠上花 on a kong's replacement tile"),
+    WinType.GANGPAO: N_("杠上炮 discard after a kong"),
+    WinType.QIANGGANG: N_("抢杠 robbing a kong"),
+    WinType.QUANQIUPAO: N_("全求炮 discard by an all-melds player"),
+    WinType.HAIDILAO: N_("海底捞月 last-tile self-draw"),
+    WinType.HAIDIPAO: N_("海底炮 last-tile discard"),
+    WinType.TIANHU: N_("天胡 heavenly hand"),
+    WinType.DIHU: N_("地胡 earthly hand"),
+    WinType.RENHU: N_("人胡 human hand"),
 }
 
 PATTERN = {
@@ -33,21 +34,21 @@ FLAG = {
     "quanqiuren": N_("全求人 four melds exposed"),
 }
 
-KONG = {
-    "an": N_("暗杠 concealed kong"),
-    "ming": N_("明杠 exposed kong"),
-    "bu": N_("补杠 added kong"),
+KONG: dict[str, str] = {
+    KongKind.AN: N_("暗杠 concealed kong"),
+    KongKind.MING: N_("明杠 exposed kong"),
+    KongKind.BU: N_("补杠 added kong"),
 }
 
-GAME = {
-    "mahjong": N_("mahjong 麻将"),
-    "510k": N_("510K, four players (seats 1+3 vs 2+4)"),
-    "510k3": N_("510K, three players"),
+GAME: dict[str, str] = {
+    Game.MAHJONG: N_("mahjong 麻将"),
+    Game.K510: N_("510K, four players (seats 1+3 vs 2+4)"),
+    Game.K510_3: N_("510K, three players"),
 }
 
-UNIT = {
-    "mahjong": N_("Mahjong points"),
-    "510k": N_("510K scores"),
+UNIT: dict[str, str] = {
+    Unit.MAHJONG: N_("Mahjong points"),
+    Unit.K510: N_("510K scores"),
 }
 
 SETTING = {

@@ -148,12 +148,6 @@ _HOW = _aliases(
         WinType.RENHU: ("renhu", "人胡", "人和"),
     }
 )
-#: Wins on one player's tile, who must be named right after the keyword.
-_PAID_BY_ONE = frozenset(
-    {WinType.DIANPAO, WinType.GANGPAO, WinType.QIANGGANG, WinType.QUANQIUPAO, WinType.HAIDIPAO}
-)
-#: Wins taking an optional chain length after the paying player.
-_CHAINED = frozenset({WinType.GANGPAO, WinType.QIANGGANG})
 
 _PATTERNS = _aliases(
     {
@@ -699,9 +693,9 @@ def _hu_clause(text: str) -> HuClause:
                     second=_show(word),
                 )
             how, how_word = _HOW[key], word
-            if how in _PAID_BY_ONE:
+            if how.needs_discarder:  # named right after the keyword
                 source = _payer(words, word)
-            if how in _CHAINED:
+            if how.chained:  # an optional chain length after him
                 chain = _chain_length(words)
             elif how is WinType.GANGKAI:
                 chain, kongs = _gangkai_chain(words)

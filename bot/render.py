@@ -15,6 +15,7 @@ from bot.i18n import N_, translator
 from bot.numbers import fmt
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
+from scoring import EventKind, Game, Unit
 from service import replies as r
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
@@ -95,7 +96,8 @@ class Renderer:
 
     def _undone(self, reply: r.Undone) -> Out:
         view = reply.view
-        what = self._("hand #{n}", n=view.hand_no) if view.kind == "hand" else self._("the kong")
+        hand = view.kind == EventKind.HAND
+        what = self._("hand #{n}", n=view.hand_no) if hand else self._("the kong")
         lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
         lines += [self.payment(p, negate=True) for p in view.payments]
         if reply.dealer is not None:
@@ -104,9 +106,9 @@ class Renderer:
 
     def hand(self, view: r.HandView) -> list[str]:
         """The lines describing one recorded hand or kong, with its payments."""
-        if view.kind == "kong":
+        if view.kind == EventKind.KONG:
             return self.kong(view)
-        if view.game == "mahjong":
+        if view.game == Game.MAHJONG:
             return self.mahjong(view)
         return self.k510(view)
 
@@ -253,7 +255,7 @@ class Renderer:
         game = self._(labels.GAME[v.game])
         if v.marathon:
             game += " · " + self._("marathon to 500")
-        option = "sisuang" if v.game == "mahjong" else "zerosum"
+        option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
         options = [self._(labels.SETTING[option])] if getattr(v, option) else []
         head = {
             "opened": self._("New table: {game}.", game=game),
@@ -268,7 +270,7 @@ class Renderer:
         for i, name in enumerate(v.seats):
             mark = " 🀄" + self._("dealer") if name is not None and name == v.dealer else ""
             lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
-        if v.game == "510k":
+        if v.game == Game.K510:
             lines.append(self._("Teams: seats 1+3 vs 2+4."))
         free = sum(1 for s in v.seats if s is None)
         if free:
@@ -327,7 +329,7 @@ class Renderer:
             for payer, payee, amount in plan:
                 money = f" (= {fmt(amount * v.stake)})" if v.stake else ""
                 lines.append(f"{escape(payer)} → {escape(payee)} {fmt(amount)}{money}")
-            if unit == "510k":
+            if unit == Unit.K510:
                 lines.append(self._("(510K scores are not zero-sum: settled around the average.)"))
         if v.stake:
             lines.append(self._("Stake: {stake} per point.", stake=fmt(v.stake)))

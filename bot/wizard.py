@@ -16,22 +16,22 @@ from bot.callbacks import VERSION, cancel_data
 from bot.i18n import N_
 from bot.labels import FLAG, PATTERN, WIN
 from bot.render import Button, Out, Renderer
+from scoring import WinType
 
-HOWS = (
-    "zimo",
-    "pao",
-    "gangkai",
-    "gangpao",
-    "qianggang",
-    "quanqiupao",
-    "haidi",
-    "haidipao",
-    "tianhu",
-    "dihu",
-    "renhu",
-)
-NEEDS_FROM = {"pao", "gangpao", "qianggang", "quanqiupao", "haidipao"}
-HOW_LABEL = {"pao": "dianpao", "haidi": "haidilao"}
+#: The ways to win, by the word the typed command uses, in the order of the buttons.
+HOWS = {
+    "zimo": WinType.ZIMO,
+    "pao": WinType.DIANPAO,
+    "gangkai": WinType.GANGKAI,
+    "gangpao": WinType.GANGPAO,
+    "qianggang": WinType.QIANGGANG,
+    "quanqiupao": WinType.QUANQIUPAO,
+    "haidi": WinType.HAIDILAO,
+    "haidipao": WinType.HAIDIPAO,
+    "tianhu": WinType.TIANHU,
+    "dihu": WinType.DIHU,
+    "renhu": WinType.RENHU,
+}
 PATTERNS = ("jihu", "pph", "qidui", "qidui1", "qidui2", "qidui3")
 PATTERN_LABEL = {"pph": "pengpenghu", "qidui": "qidui0"}
 FLAGS = ("qys", "mq", "qqr")
@@ -78,7 +78,7 @@ def decode(arg: str) -> Wizard | None:
     winner, how, source, pattern, flags = values
     if how is not None and how not in HOWS:
         return None
-    if source is not None and (source == "-") != (how not in NEEDS_FROM):
+    if source is not None and (source == "-") == (how is not None and HOWS[how].needs_discarder):
         return None
     if source not in (None, "-") and source == winner:
         return None
@@ -106,10 +106,10 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
     if w.how is None:
         rows = [
             Button(
-                r._(WIN[HOW_LABEL.get(h, h)]),
-                replace(w, how=h, source=None if h in NEEDS_FROM else "-").encode(),
+                r._(WIN[how]),
+                replace(w, how=word, source=None if how.needs_discarder else "-").encode(),
             )
-            for h in HOWS
+            for word, how in HOWS.items()
         ]
         return Out(
             r._(N_("🀄 How did {name} win?"), name=escape(who)), (*_rows(rows, 2), (cancel,))

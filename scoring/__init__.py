@@ -1,7 +1,9 @@
-"""Pure scoring rules of jifen: mahjong (1-2-3-4 base), 510K and settling up. Standard library
-only; inputs and results are the frozen dataclasses of the `*_model` modules."""
+"""Pure scoring rules of jifen: mahjong (1-2-3-4 base) and its kong chains, 510K, settling up,
+and the ledger's words (games, units, kinds of record). Standard library only; inputs and results
+are the frozen dataclasses of the `*_model` modules."""
 
 from scoring.errors import ScoringError
+from scoring.games import EventKind, Game, Unit
 from scoring.k510 import (
     K510_ERRORS,
     card_points,
@@ -12,9 +14,9 @@ from scoring.k510 import (
     validate_report,
 )
 from scoring.k510_model import MarathonState, Report510k, Result510k
+from scoring.kong_chains import PendingKongs
 from scoring.mahjong import MAHJONG_ERRORS, hand_value, settle_hand
 from scoring.mahjong_model import (
-    DISCARD_WINS,
     Formula,
     HandValue,
     Kong,
@@ -36,12 +38,13 @@ from scoring.settle_up import SETTLE_UP_ERRORS, settle_up
 ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS}
 
 __all__ = [
-    "DISCARD_WINS",
     "ERROR_CODES",
     "K510_ERRORS",
     "MAHJONG_ERRORS",
     "SETTLE_UP_ERRORS",
+    "EventKind",
     "Formula",
+    "Game",
     "HandValue",
     "Kong",
     "KongKind",
@@ -50,12 +53,14 @@ __all__ = [
     "MahjongSettlement",
     "MarathonState",
     "Pattern",
+    "PendingKongs",
     "Reason",
     "Report510k",
     "Result510k",
     "ScoringError",
     "SealedReason",
     "Transfer",
+    "Unit",
     "Win",
     "WinReason",
     "WinType",

@@ -16,7 +16,6 @@ from typing import Final, NamedTuple
 
 from scoring.mahjong_checks import MAHJONG_ERRORS, check_hand, check_win
 from scoring.mahjong_model import (
-    DISCARD_WINS,
     Formula,
     HandValue,
     Kong,
@@ -34,10 +33,6 @@ from scoring.mahjong_model import (
 
 __all__ = ["MAHJONG_ERRORS", "hand_value", "settle_hand"]
 
-_SELF_DRAWN: Final = frozenset(
-    {WinType.ZIMO, WinType.GANGKAI, WinType.HAIDILAO, WinType.TIANHU, WinType.DIHU}
-)
-_ALWAYS_MENQING: Final = frozenset({WinType.TIANHU, WinType.DIHU, WinType.RENHU})
 _DOUBLE_SELF_DRAW: Final = frozenset({WinType.HAIDILAO, WinType.TIANHU, WinType.DIHU})
 _OTHERS: Final = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))
 _AN: Final = KongKind.AN
@@ -100,14 +95,14 @@ def _compute(win: Win, kongs: int, exposed: bool) -> HandValue:
     if quanqiuren:
         if pattern == Pattern.JIHU:
             pattern = Pattern.PENGPENGHU  # no chow: four exposed melds are pungs/kongs
-        if how in _SELF_DRAWN:
+        if how.self_drawn:
             quanqiuren = False  # 十.2: a self-drawn 全求人 scores as 碰碰胡 自摸
     if pattern == Pattern.QIDUI:
         k = 2 << win.groups
         menqing = True
     else:
         k = 2 if pattern == Pattern.PENGPENGHU else 1
-        menqing = win.menqing or how in _ALWAYS_MENQING
+        menqing = win.menqing or how.always_concealed
     if win.qingyise:
         k *= 2
     if quanqiuren:
@@ -122,7 +117,7 @@ def _compute(win: Win, kongs: int, exposed: bool) -> HandValue:
             formula, value = Formula.SMALL_PAO, (4 if menqing else 2)
         else:
             formula, value = Formula.BIG_PAO, 3 * unit // 2
-    elif how == WinType.GANGPAO or how == WinType.QIANGGANG:
+    elif how.chained:
         chain = win.chain
         formula, value = Formula.BIG_CANNON, (3 * unit) << (chain - 1)
     elif how == WinType.GANGKAI:
@@ -171,7 +166,7 @@ def settle_hand(hand: MahjongHand) -> MahjongSettlement:
 def _settle_win(win: Win, dealer: int, sisuang: bool, out: list[Transfer]) -> HandValue:
     value, pay, each = _entry(win)
     winner, sealed = win.winner, win.sealed
-    if win.how in DISCARD_WINS:
+    if win.how.on_discard:
         payer = dealer if win.discarder is None else win.discarder
         out.append(pay[winner][payer])
         if sealed is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from scoring.errors import N_, ScoringError
-from scoring.mahjong_model import DISCARD_WINS, Kong, KongKind, MahjongHand, Pattern, Win, WinType
+from scoring.mahjong_model import Kong, KongKind, MahjongHand, Pattern, Win, WinType
 
 MAHJONG_ERRORS: Final[dict[str, str]] = {
     "seat_range": N_("a seat is outside 0..3"),
@@ -48,8 +48,6 @@ MAHJONG_ERRORS: Final[dict[str, str]] = {
 
 _GANGKAI, _QIANGGANG = WinType.GANGKAI, WinType.QIANGGANG
 _TIANHU, _DIHU, _RENHU = WinType.TIANHU, WinType.DIHU, WinType.RENHU
-_CHAIN_WINS: Final = frozenset({WinType.GANGPAO, _QIANGGANG, _GANGKAI})
-_SPECIAL: Final = frozenset({_TIANHU, _DIHU, _RENHU})  # always 门清
 _QIDUI, _AN, _BU = Pattern.QIDUI, KongKind.AN, KongKind.BU
 
 
@@ -88,7 +86,7 @@ def check_win(win: Win, dealer: int) -> None:
 def _check_win(win: Win, dealer: int) -> None:
     how, winner, discarder = win.how, win.winner, win.discarder
     _seat(winner, "winner")
-    if how in DISCARD_WINS:
+    if how.on_discard:
         if discarder is not None:
             _seat(discarder, "discarder")
             if discarder == winner:
@@ -115,9 +113,9 @@ def _check_win(win: Win, dealer: int) -> None:
             raise ScoringError(
                 "pays_himself", f"winner {winner} is his own sealed player", seat=winner
             )
-    if how in _SPECIAL:
+    if how.always_concealed:
         _check_special(how, winner, dealer)
-    if how in _CHAIN_WINS or win.chain != 1 or win.chain_kongs:
+    if how.chained or how == _GANGKAI or win.chain != 1 or win.chain_kongs:
         _check_chain(win)
     if win.pattern == _QIDUI or win.groups or win.quanqiuren or win.sealed is not None:
         _check_pattern(win)
@@ -140,7 +138,7 @@ def _check_chain(win: Win) -> None:
         check_kong(kong)
     if how == _GANGKAI:
         _check_gangkai(win)
-    elif how not in _CHAIN_WINS:
+    elif not how.chained:
         raise ScoringError("chain_not_applicable", f"{how} win has no kong chain", how=str(how))
     elif not 1 <= chain <= 4:
         raise ScoringError("chain_range", f"chain {chain} is outside 1..4", chain=chain)
@@ -223,7 +221,7 @@ def _check_pattern(win: Win) -> None:
             pattern=str(win.pattern),
             groups=win.groups,
         )
-    special = win.how in _SPECIAL
+    special = win.how.always_concealed
     if win.quanqiuren and (win.menqing or special):
         raise ScoringError(
             "quanqiuren_menqing", f"全求人 of seat {win.winner} is 门清", seat=win.winner
@@ -255,7 +253,7 @@ def _check_several(wins: tuple[Win, ...], dealer: int) -> None:
     payer = wins[0].discarder if wins[0].discarder is not None else dealer
     winners: set[int] = set()
     for win in wins:
-        if win.how not in DISCARD_WINS:
+        if not win.how.on_discard:
             raise ScoringError(
                 "multi_win_not_discard",
                 f"{win.how} by seat {win.winner} among several winners",

@@ -13,6 +13,8 @@ class Pattern(StrEnum):
 
 
 class WinType(StrEnum):
+    """A way to win."""
+
     ZIMO = "zimo"
     DIANPAO = "dianpao"
     GANGKAI = "gangkai"
@@ -25,9 +27,34 @@ class WinType(StrEnum):
     DIHU = "dihu"
     RENHU = "renhu"
 
+    @property
+    def on_discard(self) -> bool:
+        """Won on another player's tile, and he alone pays: 点炮, 杠上炮, 抢杠 (the robbed
+        player), 全求炮, 海底炮, 人胡 (the dealer). Only these let several players win at once."""
+        return self in _ON_DISCARD
 
-#: Wins on another player's tile: one payer (the discarder, the robbed player, the dealer for 人胡).
-DISCARD_WINS = frozenset(
+    @property
+    def self_drawn(self) -> bool:
+        """Won on a tile the winner drew himself: 自摸, 杠上花, 海底捞月, 天胡, 地胡."""
+        return self not in _ON_DISCARD
+
+    @property
+    def needs_discarder(self) -> bool:
+        """On a discard whose player must be named: all but 人胡, which the dealer pays."""
+        return self in _ON_DISCARD and self is not WinType.RENHU
+
+    @property
+    def chained(self) -> bool:
+        """杠上炮 or 抢杠: the payer's chain of 1 to 4 kongs doubles the amount per extra kong."""
+        return self is WinType.GANGPAO or self is WinType.QIANGGANG
+
+    @property
+    def always_concealed(self) -> bool:
+        """天胡, 地胡 or 人胡: won before anyone melds, so always 门清 (and never 封胡)."""
+        return self is WinType.TIANHU or self is WinType.DIHU or self is WinType.RENHU
+
+
+_ON_DISCARD = frozenset(
     {
         WinType.DIANPAO,
         WinType.GANGPAO,

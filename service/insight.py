@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from scoring import WinType
 from service.replies import (
     ChartData,
     ChartLine,
@@ -45,10 +46,6 @@ from storage import repository as repo
 from storage.models import Event, Season, Transfer
 
 UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
-#: Win types on a tile the winner drew (service documentation above).
-SELF_DRAWN = frozenset({"zimo", "haidilao", "gangkai", "tianhu", "dihu"})
-#: Win types on another player's tile: that player dealt in.
-DEALT_IN = frozenset({"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao", "renhu"})
 
 
 def unit_of(game: str) -> str:
@@ -143,11 +140,11 @@ def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine
         dealt_in: set[int] = set()  # one deal-in a hand, however many won on the tile
         for win in hand.event.data.get("wins", []):
             winner = int(win["winner"])
-            how = str(win["value"]["how"])
+            how = WinType(win["value"]["how"])
             won[winner].append(net.get(winner, Fraction(0)))
-            if how in SELF_DRAWN:
+            if how.self_drawn:
                 self_draws[winner] += 1
-            dealer_in = _dealt_in(hand, win) if how in DEALT_IN else None
+            dealer_in = _dealt_in(hand, win) if how.on_discard else None
             if dealer_in is not None:
                 dealt_in.add(dealer_in)
         for pid in dealt_in:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring import ERROR_CODES
+from scoring import ERROR_CODES, PendingKongs
 from scoring.errors import ScoringError
 from scoring.games import Game
 from scoring.mahjong import settle_hand
 from scoring.mahjong_model import (
-    DISCARD_WINS,
     HandValue,
     Kong,
     KongKind,
@@ -35,7 +34,6 @@ from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = "mahjong"
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
-NEEDS_FROM = DISCARD_WINS - {WinType.RENHU}
 
 
 def gang(tx: Tx, req: Gang) -> Recorded:
@@ -57,15 +55,15 @@ def gang(tx: Tx, req: Gang) -> Recorded:
 def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people = who.seated(tx, table)
-    pending = _pending_kongs(tx, table)
-    used: set[int] = set()  # kong events inside a 杠上花 chain, or robbed
-    wins = tuple(_win(tx, table, people, clause, pending, used) for clause in req.clauses)
-    return _settle(tx, table, people, wins, [(e, k) for e, k in pending if e.id not in used])
+    kongs = PendingKongs(k for _, k in _pending_kongs(tx, table))
+    wins = tuple(_win(tx, table, people, clause, kongs) for clause in req.clauses)
+    return _settle(tx, table, people, wins, kongs.settling())
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
-    return _settle(tx, table, who.seated(tx, table), (), _pending_kongs(tx, table))
+    people = who.seated(tx, table)
+    return _settle(tx, table, people, (), tuple(k for _, k in _pending_kongs(tx, table)))
 
 
 def _settle(
@@ -73,11 +71,9 @@ def _settle(
     table: TableRow,
     people: Sequence[PlayerRow],
     wins: tuple[Win, ...],
-    kongs: Sequence[tuple[EventRow, Kong]],
+    kongs: tuple[Kong, ...],
 ) -> Recorded:
-    hand = MahjongHand(
-        dealer=table.dealer, wins=wins, kongs=tuple(k for _, k in kongs), sisuang=table.sisuang
-    )
+    hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
         result = settle_hand(hand)
     except ScoringError as err:
@@ -86,7 +82,7 @@ def _settle(
         ) from err
     data = {
         "wins": [_win_data(w, v, table) for w, v in zip(wins, result.values, strict=True)],
-        "kongs": [_kong_data(k, table) for _, k in kongs],
+        "kongs": [_kong_data(k, table) for k in kongs],
         "dealer_before": table.dealer,
         "dealer_after": result.next_dealer,
         "names": [p.name for p in people],
@@ -109,15 +105,14 @@ def _win(
     table: TableRow,
     people: Sequence[PlayerRow],
     clause: HuClause,
-    pending: Sequence[tuple[EventRow, Kong]],
-    used: set[int],
+    kongs: PendingKongs,
 ) -> Win:
     def seat(ref: Any) -> int | None:
         return None if ref is None else who.seat_of(tx, table, ref, people)
 
     winner = who.seat_of(tx, table, clause.winner, people)
     source = seat(clause.source)
-    if clause.how in NEEDS_FROM and source is None:
+    if clause.how.needs_discarder and source is None:
         raise ServiceError(
             N_("Who paid? Write the discarder after '{how}'."),
             usage="/hu A pao C",
@@ -126,10 +121,10 @@ def _win(
     chain_kongs: tuple[Kong, ...] = ()
     chain = clause.chain or 1
     if clause.how is WinType.GANGKAI:
-        chain_kongs = _gangkai_chain(tx, table, people, clause, winner, pending, used)
+        chain_kongs = _gangkai_chain(tx, table, people, clause, winner, kongs)
         chain = len(chain_kongs)
     elif clause.how is WinType.QIANGGANG and source is not None:
-        chain_kongs = _robbed_chain(source, chain, pending, used)
+        chain_kongs = kongs.rob(source, chain)
     return Win(
         winner=winner,
         how=clause.how,
@@ -151,11 +146,9 @@ def _gangkai_chain(
     people: Sequence[PlayerRow],
     clause: HuClause,
     winner: int,
-    pending: Sequence[tuple[EventRow, Kong]],
-    used: set[int],
+    kongs: PendingKongs,
 ) -> tuple[Kong, ...]:
     """The 杠上花 chain: given inline, or the winner's last n kongs recorded in this hand."""
-    mine = [(e, k) for e, k in pending if k.konger == winner and e.id not in used]
     if clause.chain_kongs:
         inline = tuple(
             Kong(
@@ -165,34 +158,19 @@ def _gangkai_chain(
             )
             for ck in clause.chain_kongs
         )
-        recorded = mine[-len(inline) :]
-        if tuple(k for _, k in recorded) == inline:  # the same kongs, recorded with /gang
-            used.update(e.id for e, _ in recorded)
+        kongs.gangkai_written(winner, inline)
         return inline
     n = clause.chain or 1
-    if len(mine) < n:
+    chain = kongs.gangkai(winner, n)
+    if chain is None:
         raise ServiceError(
             N_("{name} has {have} kong(s) recorded in this hand, not {n}. Which kong was it?"),
             usage=N_("/hu A gangkai an | gangkai ming <from> | gangkai an bu <from>"),
             name=people[winner].name,
-            have=len(mine),
+            have=len(kongs.pending(winner)),
             n=n,
         )
-    chain = mine[-n:]
-    used.update(e.id for e, _ in chain)
-    return tuple(k for _, k in chain)
-
-
-def _robbed_chain(
-    robbed: int, n: int, pending: Sequence[tuple[EventRow, Kong]], used: set[int]
-) -> tuple[Kong, ...]:
-    """A robbed kong recorded with /gang is cancelled; its chain is checked when recorded."""
-    theirs = [(e, k) for e, k in pending if k.konger == robbed and e.id not in used]
-    if not theirs or theirs[-1][1].kind is KongKind.MING:
-        return ()
-    if theirs[-1][1].kind is KongKind.BU:
-        used.add(theirs[-1][0].id)
-    return tuple(k for _, k in theirs[-n:]) if len(theirs) >= n else ()
+    return chain
 
 
 def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from scoring import (
-    DISCARD_WINS,
     Kong,
     KongKind,
     MahjongHand,
@@ -39,13 +38,13 @@ def build(case: dict[str, Any]) -> MahjongHand:
     win = Win(
         winner=WINNER,
         how=how,
-        discarder=PAYER if how in DISCARD_WINS and how != WinType.RENHU else None,
+        discarder=PAYER if how.needs_discarder else None,
         pattern=Pattern(case["pattern"]),
         groups=case.get("groups", 0),
         qingyise=case["qingyise"],
         menqing=case["menqing"],
         quanqiuren=case["quanqiuren"],
-        chain=case.get("chain", 1) if how in (WinType.GANGPAO, WinType.QIANGGANG) else 1,
+        chain=case.get("chain", 1) if how.chained else 1,
         chain_kongs=chain_kongs,
     )
     return MahjongHand(dealer=dealer, wins=(win,))

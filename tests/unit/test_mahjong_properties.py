@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring import (
-    DISCARD_WINS,
     Formula,
     Kong,
     KongKind,
@@ -60,7 +59,7 @@ def wins(
     payer = None
     if how == WinType.RENHU:
         payer = draw(st.sampled_from([None, dealer]))
-    elif how in DISCARD_WINS:
+    elif how.on_discard:
         payer = discarder if discarder is not None else draw(other_than(winner))
     pattern = draw(st.sampled_from([Pattern.JIHU, Pattern.PENGPENGHU] if sealed_only else Pattern))
     menqing = not sealed_only and draw(st.booleans())
@@ -103,7 +102,7 @@ def hands(draw: st.DrawFn) -> MahjongHand:
     elif count > 1:
         discarder = draw(SEATS)
         winners = draw(st.lists(other_than(discarder), min_size=count, max_size=count, unique=True))
-        hows = tuple(DISCARD_WINS - {WinType.RENHU})
+        hows = tuple(how for how in WinType if how.needs_discarder)
         clauses = tuple(replace(draw(wins(dealer, hows, discarder)), winner=w) for w in winners)
         clauses = tuple(
             replace(c, sealed=None) if c.sealed in winners or c.sealed == c.winner else c
@@ -204,7 +203,7 @@ def test_sealed_liability(hand: MahjongHand) -> None:
         assert [t.payer for t in sealed] == [win.sealed]
         liabilities.append(sealed[0].amount)
         others = [t for t in settlement.transfers if not isinstance(t.reason, SealedReason)]
-        if win.how in DISCARD_WINS:  # 双飞: the discarder pays as usual, the sealed player V too
+        if win.how.on_discard:  # 双飞: the discarder pays as usual, the sealed player V too
             assert others == list(unsealed.transfers)
             assert sealed[0].amount == normal * (1 + sisuang)
         else:  # self-drawn: the sealed player alone pays everything

@@ -40,6 +40,25 @@ def one_win(win: Win, *, dealer: int = A, sisuang: bool = False) -> MahjongSettl
     return settle_hand(MahjongHand(dealer=dealer, wins=(win,), sisuang=sisuang))
 
 
+# -- ways to win ---------------------------------------------------------------------------
+
+
+def ways(predicate: str) -> set[str]:
+    return {how.value for how in WinType if getattr(how, predicate)}
+
+
+def test_ways_to_win_by_who_pays() -> None:
+    on_discard = {"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao", "renhu"}
+    assert ways("on_discard") == on_discard
+    assert ways("self_drawn") == {"zimo", "gangkai", "haidilao", "tianhu", "dihu"}
+    assert ways("needs_discarder") == on_discard - {"renhu"}
+
+
+def test_ways_to_win_with_a_payers_chain_or_always_concealed() -> None:
+    assert ways("chained") == {"gangpao", "qianggang"}
+    assert ways("always_concealed") == {"tianhu", "dihu", "renhu"}
+
+
 # -- kong points --------------------------------------------------------------------------
 
 
