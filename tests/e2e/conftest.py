@@ -33,8 +33,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.fake_api import BOT_USER_ID
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess
+from tests.emulator.api import BOT_USER_ID
+from tests.emulator.server import EmulatorClient, EmulatorProcess
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ_e2e-0123456789"

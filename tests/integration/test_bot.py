@@ -13,10 +13,10 @@ from telegram import Update
 
 from bot.app import build_application
 from bot.config import Config
-from bot.fake_api import Chat, FakeBotApi, OutboxEntry, User
-from bot.offline import OfflineRequest
 from storage.db import make_engine
 from storage.migrate import upgrade
+from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
+from tests.emulator.request import EmulatorRequest
 
 GROUP = Chat(-100500, "supergroup", title="table")
 FORUM = Chat(-100600, "supergroup", title="club", is_forum=True)
@@ -80,8 +80,8 @@ async def bot(tmp_path: Path) -> AsyncIterator[Harness]:
     app = build_application(
         Config(token="123:TEST", database_url=url, rate_limit=False),
         engine=engine,
-        request=OfflineRequest(api),
-        updates_request=OfflineRequest(api),
+        request=EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
     )
     await app.initialize()
     await app.post_init(app)

@@ -22,8 +22,8 @@ from telegram.ext import ContextTypes
 
 from bot.app import build_application
 from bot.config import Config
-from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
-from bot.offline import OfflineRequest
+from tests.emulator.api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
+from tests.emulator.request import EmulatorRequest
 
 WARNING = "⚠️"
 TEXT_LIMIT = 4096
@@ -184,8 +184,8 @@ def make_bot(
     app = build_application(
         config or Config(token="123:TEST", database_url=str(engine.url), rate_limit=False),
         engine=engine,
-        request=OfflineRequest(api),
-        updates_request=OfflineRequest(api),
+        request=EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
     )
     bot = BotUnderTest(api, app, engine, loop)
 

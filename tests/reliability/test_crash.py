@@ -24,10 +24,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import FakeBotApi
 from storage.db import make_engine
 from tests.conftest import fresh_pg_database
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess, EmulatorServer
+from tests.emulator.api import FakeBotApi
+from tests.emulator.server import EmulatorClient, EmulatorProcess, EmulatorServer
 from tests.reliability.crashkit import (
     NAMES,
     BotProcess,

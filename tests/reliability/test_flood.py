@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import Chat, User
 from bot.flood import FloodGuard, Verdict
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import BotUnderTest, make_bot
 
 ALLOW, WARN, DROP = Verdict.ALLOW, Verdict.WARN, Verdict.DROP

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import Chat, User
 from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
 from bot.parsing import COMMANDS, NotForThisBot, ParseError, parse
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
     BOT_USERNAME,
     TEXT_LIMIT,

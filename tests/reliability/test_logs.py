@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.emulator import EmulatorProcess
+from tests.emulator.server import EmulatorProcess
 from tests.reliability.crashkit import REPO, BotProcess, bot_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

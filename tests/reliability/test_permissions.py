@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import Chat, User
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import WARNING, BotUnderTest, Outcome, describe, fresh_id, make_bot
 from tests.reliability.test_fuzz import chat_snapshot
 

@@ -40,7 +40,7 @@ from sqlalchemy.engine import Engine
 
 from storage.db import make_engine
 from tests.conftest import fresh_pg_database
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess
+from tests.emulator.server import EmulatorClient, EmulatorProcess
 from tests.scale.scenario import (
     ChatScript,
     Step,
