@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -25,15 +24,14 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from storage.db import make_engine
+from tests.botprocess import BotProcess, bot_env, free_port
 from tests.conftest import fresh_pg_database
 from tests.emulator.api import FakeBotApi
 from tests.emulator.server import EmulatorClient, EmulatorProcess, EmulatorServer
 from tests.reliability.crashkit import (
     NAMES,
-    BotProcess,
     Command,
     applied,
-    bot_env,
     expected_balances,
     ledger,
     make_stream,
@@ -156,7 +154,7 @@ def test_polling_bot_killed_at_random_loses_nothing(tmp_path: Path) -> None:
             DATABASE_URL=database,
             JIFEN_FLOOD="off",
         )
-        bot = BotProcess(env)
+        bot = BotProcess(env, tmp_path / "bot.log")
         feeder = Feeder(client, stream)
         engine = make_engine(database)
         try:
@@ -199,12 +197,6 @@ class ThreadedEmulator:
         self.thread.join(10)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def pg_database() -> Iterator[str]:
     """A fresh, empty PostgreSQL database (the bot migrates it on start)."""
@@ -213,7 +205,9 @@ def pg_database() -> Iterator[str]:
 
 
 @pytest.mark.postgres
-def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(pg_database: str) -> None:
+def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(
+    pg_database: str, tmp_path: Path
+) -> None:
     rng = random.Random(2027)
     stream = make_stream(CHATS, HANDS_PER_CHAT, seed=9)
     emulator = ThreadedEmulator()
@@ -229,7 +223,7 @@ def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(pg_database: str
         WEBHOOK_SECRET="crash-secret",
         JIFEN_FLOOD="off",
     )
-    bot = BotProcess(env)
+    bot = BotProcess(env, tmp_path / "bot.log")
     feeder = Feeder(client, stream)
     engine = make_engine(pg_database)
     try:
