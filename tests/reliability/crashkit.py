@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 
 from scoring import MahjongHand, Pattern, Win, WinType, score_hand, settle_hand
 from scoring.k510_model import Report510k
+from tests.integration.helpers import Chat
 
 NAMES = ("Ann", "Bob", "Cat", "Dan")
 
@@ -141,14 +142,10 @@ def expected_balances(
 # --------------------------------------------------------------------------- the database
 
 
-def ledger(engine: Engine, chat_id: int) -> dict[str, Fraction]:
-    """The current season's balances of one chat, by player name (every seated player)."""
-    query = text(
-        "SELECT p.name, b.amount FROM balance b JOIN season s ON s.id = b.season_id "
-        "JOIN player p ON p.id = b.player_id WHERE s.chat_id = :c AND s.archived_at IS NULL"
-    )
-    with engine.connect() as conn:
-        found = {str(n): Fraction(a) for n, a in conn.execute(query, {"c": chat_id})}
+def ledger(engine: Engine, chat_id: int, unit: str) -> dict[str, Fraction]:
+    """The current season's balances of one chat as /standings shows them, by player name
+    (every seated player)."""
+    found = Chat(engine, chat_id).balances(unit)
     return {name: found.get(name, Fraction(0)) for name in NAMES}
 
 

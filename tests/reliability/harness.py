@@ -119,19 +119,6 @@ class BotUnderTest:
                 for table in TABLES
             }
 
-    def balances(self, chat_id: int) -> dict[tuple[int, str, str], Fraction]:
-        """(season number, player name, unit) → balance, for one chat."""
-        query = text(
-            "SELECT s.number, p.name, b.unit, b.amount FROM balance b "
-            "JOIN season s ON s.id = b.season_id JOIN player p ON p.id = b.player_id "
-            "WHERE s.chat_id = :chat"
-        )
-        with self.engine.connect() as conn:
-            return {
-                (int(n), str(name), str(unit)): Fraction(amount)
-                for n, name, unit, amount in conn.execute(query, {"chat": chat_id})
-            }
-
     def check_invariants(self) -> None:
         """The balance cache equals the live transfers; mahjong is zero-sum; undo links hold."""
         with self.engine.connect() as conn:

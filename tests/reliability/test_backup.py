@@ -43,7 +43,8 @@ def expected(hands: int) -> dict[str, Fraction]:
 
 
 def read_backup(path: Path) -> tuple[int, dict[str, Fraction]]:
-    """Live hands and mahjong balances of a backup, read with plain sqlite3."""
+    """A backup's live hands (read with plain sqlite3, after its integrity check) and the
+    mahjong balances the bot shows on it."""
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -52,14 +53,13 @@ def read_backup(path: Path) -> tuple[int, dict[str, Fraction]]:
             "SELECT count(*) FROM event WHERE chat_id = ? AND kind = 'hand' AND undone_by IS NULL",
             (CHAT,),
         ).fetchone()[0]
-        rows = conn.execute(
-            "SELECT p.name, b.amount FROM balance b JOIN player p ON p.id = b.player_id "
-            "WHERE p.chat_id = ? AND b.unit = 'mahjong'",
-            (CHAT,),
-        ).fetchall()
-        return int(hands), {name: Fraction(amount) for name, amount in rows}
     finally:
         conn.close()
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        return int(hands), Chat(engine, CHAT).balances()
+    finally:
+        engine.dispose()
 
 
 def test_backup_while_the_bot_writes_is_a_consistent_state(

@@ -140,7 +140,8 @@ def check_ledger(engine: Engine, bot: BotProcess, feeder: Feeder, label: str) ->
     assert not lost, f"{len(lost)} of {len(write_ids)} commands were lost: {lost[:5]}"
     assert hands == hands_expected, "a command was applied twice (or lost)"
     for chat_id in CHATS:
-        assert ledger(engine, chat_id) == expected[chat_id], f"chat {chat_id}: ledger differs"
+        unit = "510k" if CHATS[chat_id] == "510k" else "mahjong"
+        assert ledger(engine, chat_id, unit) == expected[chat_id], f"chat {chat_id}: differs"
 
 
 def test_polling_bot_killed_at_random_loses_nothing(tmp_path: Path) -> None:
