@@ -33,7 +33,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(120)]
 
 WANG, LI, ZHANG, CHEN = (
     user("老王", 1001),

@@ -17,7 +17,7 @@ from tornado.httpserver import HTTPServer
 
 from tests.emulator.server import AsyncEmulatorClient, EmulatorProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(120)]
 
 GROUP_ID = -100200
 GROUP = {"id": GROUP_ID, "type": "supergroup", "title": "table"}

@@ -26,6 +26,8 @@ from storage.migrate import upgrade
 from tests.conftest import PG_ADMIN_URL, postgres_available
 from tests.integration.helpers import Chat
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 CHAT = -1_000_777
 NAMES = ("Ann", "Bob", "Cat", "Dan")

@@ -38,7 +38,7 @@ from tests.reliability.crashkit import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(240)]
 
 KILLS = int(os.environ.get("JIFEN_CRASH_KILLS", "20"))
 CHATS = {-100_901: "mahjong", -100_902: "mahjong", -100_903: "510k"}

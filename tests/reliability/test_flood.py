@@ -16,6 +16,8 @@ from bot.flood import FloodGuard, Verdict
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import BotUnderTest, make_bot
 
+pytestmark = pytest.mark.slow
+
 ALLOW, WARN, DROP = Verdict.ALLOW, Verdict.WARN, Verdict.DROP
 
 

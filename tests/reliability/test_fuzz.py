@@ -40,6 +40,8 @@ from tests.reliability.harness import (
 )
 from tests.reliability.nasty import CORE, NASTY
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("JIFEN_FUZZ_EXAMPLES", "120"))
 #: The whole corpus goes through these templates; the others get CORE (runtime).
 FULL_CORPUS = ("/hu {x}", "/r {x}=30 2=20 3=40 4=10 out 1 3", "/join {x}", "/{x}")

@@ -13,7 +13,7 @@ import pytest
 from tests.botprocess import REPO, BotProcess, bot_env
 from tests.emulator.server import EmulatorProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(120)]
 
 TOKEN = "7654321:AAH-Secret_TokenPart-for-logs-test"
 SECRET = TOKEN.split(":", 1)[1]

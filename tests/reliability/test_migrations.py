@@ -36,6 +36,8 @@ from tests.conftest import fresh_pg_database
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import describe, make_bot
 
+pytestmark = pytest.mark.slow
+
 RELEASED = Path(__file__).parent / "released_migrations"
 CHAT_ID = -1_001_234_567_890
 WHEN = "2026-01-02 03:04:05.000000"

@@ -22,6 +22,8 @@ from tests.emulator.api import Chat, User
 from tests.reliability.harness import WARNING, BotUnderTest, Outcome, describe, fresh_id, make_bot
 from tests.reliability.test_fuzz import chat_snapshot
 
+pytestmark = pytest.mark.slow
+
 ADMINS = ("creator", "administrator", "anonymous")
 ACTORS = ("member", "left", "kicked", "administrator", "creator", "anonymous")
 CHAT_TYPES = ("group", "supergroup", "private")

@@ -48,7 +48,7 @@ from tests.scale.scenario import (
     summary,
 )
 
-pytestmark = [pytest.mark.scale, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.slow, pytest.mark.scale, pytest.mark.timeout(420)]
 
 WORKERS = 3
 CHATS = 20
