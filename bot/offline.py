@@ -16,7 +16,7 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -159,6 +159,10 @@ def plain_text(text: str, parse_mode: str | None) -> str:
     return html.unescape(_TAG.sub("", text))
 
 
+def _utf16(match: re.Match[str]) -> int:
+    return len(match.group().encode("utf-16-le")) // 2
+
+
 def _inline(markup: Any) -> JSON | None:
     return markup if isinstance(markup, dict) and markup.get("inline_keyboard") else None
 
@@ -166,12 +170,11 @@ def _inline(markup: Any) -> JSON | None:
 class OfflineBotApi:
     """Chats with their members, the updates not yet delivered, the bot's messages and outbox."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self) -> None:
         self.bot_user = User(BOT_USER_ID, "jifen", username="jifen_bot", is_bot=True)
         self.next_update_id = 1
         self.outbox: list[OutboxEntry] = []
         self.callback_answers: list[CallbackAnswer] = []
-        self._clock = clock
         self._chats: dict[int, Chat] = {}
         self._members: dict[int, dict[int, tuple[User, str]]] = {}
         self._messages: dict[tuple[int, int], _Message] = {}
@@ -241,7 +244,7 @@ class OfflineBotApi:
         self.add_chat(chat)
         message_id = self._next_message_id.get(chat.id, 1)
         self._next_message_id[chat.id] = message_id + 1
-        return {"message_id": message_id, "date": self._now(), "chat": chat.to_dict()}
+        return {"message_id": message_id, "date": int(time.time()), "chat": chat.to_dict()}
 
     def _enqueue(self, kind: str, payload: JSON, deliver: bool) -> JSON:
         update = {"update_id": self.next_update_id, kind: payload}
@@ -249,9 +252,6 @@ class OfflineBotApi:
         if deliver:
             self._updates.append(update)
         return update
-
-    def _now(self) -> int:
-        return int(self._clock())
 
     # ------------------------------------------------------------ the bot's side
 
@@ -390,10 +390,6 @@ class OfflineBotApi:
             )
         )
         return message.to_dict(self.bot_user.to_dict())
-
-
-def _utf16(match: re.Match[str]) -> int:
-    return len(match.group().encode("utf-16-le")) // 2
 
 
 class BotApi(Protocol):
