@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Installs what the tests need into ./.venv, then runs the linters, the type checker and the suite.
-# Extra arguments go to pytest (e.g. ./test.sh -k golden).
+# Installs what the tests need into ./.venv, then runs the linters, the type checker and the fast
+# tests (those not marked slow: tests/unit and tests/integration but the console process).
+# ./test.sh --all [ARGS] runs every test. Other arguments go to pytest (e.g. ./test.sh -k golden).
 set -euo pipefail
 cd "$(dirname "$0")"
+selection=(-m "not slow")
+if [ "${1:-}" = "--all" ]; then
+  selection=()
+  shift
+fi
 if [ ! -x .venv/bin/pytest ] || [ pyproject.toml -nt .venv/.installed-test ]; then
   python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
@@ -13,4 +19,4 @@ if [ -f package.json ] && command -v npm >/dev/null; then npm ci --silent --no-a
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-exec .venv/bin/pytest -q "$@"
+exec .venv/bin/pytest -q ${selection[@]+"${selection[@]}"} "$@"

@@ -1,4 +1,4 @@
-"""The real PTB Application in-process over the fake Bot API, fed prepared updates.
+"""The real PTB Application in-process over the console's Bot API stand-in, fed prepared updates.
 
 Updates are built (as Telegram sends them) before any timing starts. A timed run hands them to
 the started Application the way the product's polling loop (`bot.serving.poll`) does: in
@@ -6,7 +6,7 @@ getUpdates-sized chunks (100), ``Update.de_json`` of each, then ``bot.serving.pr
 (``Application.process_update`` for the chats concurrently, each chat's updates in order),
 and waits for the chunk to finish. Each step includes the handler, the service and its
 committed transaction, and the reply through the request layer (``bench.wire`` or the
-``FakeBotApi`` emulator). The echo bot is delivered to the same way.
+``OfflineBotApi`` stand-in). The echo bot is delivered to the same way.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from telegram.ext import (
 from bench.wire import LeanRequest
 from bot.app import build_application
 from bot.config import Config
-from bot.fake_api import JSON, Chat, FakeBotApi, User
-from bot.offline import OfflineRequest
+from bot.offline import JSON, Chat, OfflineBotApi, OfflineRequest, User
 from bot.serving import process_batch
 from storage.db import make_engine
 from storage.migrate import upgrade
@@ -70,9 +69,9 @@ class Elapsed:
 
 @dataclass
 class Driver:
-    """An initialised Application over its own FakeBotApi."""
+    """An initialised Application over its own OfflineBotApi."""
 
-    api: FakeBotApi
+    api: OfflineBotApi
     app: AnyApplication
     serial: bool = False  # one update at a time instead of chats concurrently (profiling)
     lean: LeanRequest | None = None  # answers sendMessage itself (bench.wire)
@@ -120,9 +119,9 @@ class Driver:
         await self.app.shutdown()
 
 
-def new_api(chats: Sequence[Chat]) -> FakeBotApi:
-    """A fake Bot API that knows the chats and their four members."""
-    api = FakeBotApi()
+def new_api(chats: Sequence[Chat]) -> OfflineBotApi:
+    """A Bot API stand-in that knows the chats and their four members."""
+    api = OfflineBotApi()
     for index, chat in enumerate(chats):
         api.add_chat(chat)
         for user in players(index):
@@ -136,17 +135,17 @@ def migrated_engine(url: str) -> Engine:
     return engine
 
 
-def _request(api: FakeBotApi, lean: bool) -> OfflineRequest:
+def _request(api: OfflineBotApi, lean: bool) -> OfflineRequest:
     return LeanRequest(api) if lean else OfflineRequest(api)
 
 
 async def bot_driver(
     engine: Engine, url: str, chats: Sequence[Chat], *, serial: bool = False, lean: bool = False
 ) -> Driver:
-    """The product Application (handlers, service, database) over a fake Bot API.
+    """The product Application (handlers, service, database) over the Bot API stand-in.
 
     ``serial`` (profiling only) processes one update at a time, for an A/B of the concurrency;
-    ``lean`` answers sendMessage without the emulator (``bench.wire``).
+    ``lean`` answers sendMessage without the stand-in (``bench.wire``).
     """
     api = new_api(chats)
     # The flood guard is on, as deployed, with a limit no machine-paced evening reaches.

@@ -65,8 +65,8 @@ def _owner(frame: Frame) -> str:
     path = frame.file_path or ""
     if path == "<built-in>" and frame.function.startswith(("Cursor.", "Connection.")):
         return "sqlite3 C calls (execute; commit = fsync)"
-    if path.startswith((f"{REPO}/bot/fake_api.py", f"{REPO}/bot/offline.py")):
-        return "fake Bot API (stands in for Telegram)"
+    if path == f"{REPO}/bot/offline.py":
+        return "Bot API stand-in (for Telegram)"
     if _is_product(frame):
         return "jifen (own code)"
     for marker, owner in OWNERS:

@@ -41,7 +41,7 @@ def _phases(db: Path) -> dict[str, float]:
     mark("import alembic (storage.migrate)")
     import bot.console  # noqa: F401
 
-    mark("import bot.console (console, fake Bot API)")
+    mark("import bot.console (console, Bot API stand-in)")
     from storage.db import make_engine
 
     engine = make_engine(f"sqlite:///{db}")
@@ -57,10 +57,9 @@ def _phases(db: Path) -> dict[str, float]:
 def _build(engine: Any, db: Path) -> Any:
     from bot.app import build_application
     from bot.config import Config
-    from bot.fake_api import FakeBotApi
-    from bot.offline import OfflineRequest
+    from bot.offline import OfflineBotApi, OfflineRequest
 
-    api = FakeBotApi()
+    api = OfflineBotApi()
     config = Config(token=None, database_url=f"sqlite:///{db}", rate_limit=False)
     return build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)

@@ -1,11 +1,11 @@
 """The request layer of the timed path: sendMessage answered as cheaply as the network would.
 
-``OfflineRequest`` over ``FakeBotApi`` is a whole Bot API emulator: for every message sent it
-parses the HTML into entities, stores deep copies and keeps an outbox, and all of that runs in
-this process, on the clock, growing with the reply's markup. Telegram does that work on its
-own servers. Here sendMessage gets Telegram's answer without that work (the message with its
-id, date, chat and text; no entities or keyboard echoed back), the same for the echo bot and the
-product; every other call still goes to the emulator.
+``OfflineRequest`` over ``OfflineBotApi`` (the console's stand-in for Telegram) renders every
+message sent to plain text, stores it and keeps an outbox, and all of that runs in this process,
+on the clock, growing with the reply's markup. Telegram does that work on its own servers. Here
+sendMessage gets Telegram's answer without that work (the message with its id, date, chat and
+text; no keyboard echoed back), the same for the echo bot and the product; every other call
+still goes to the stand-in.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import Any
 
 from telegram.request import BaseRequest, RequestData
 
-from bot.fake_api import FakeBotApi
-from bot.offline import OfflineRequest
+from bot.offline import OfflineBotApi, OfflineRequest
 
 
 class LeanRequest(OfflineRequest):
@@ -24,7 +23,7 @@ class LeanRequest(OfflineRequest):
 
     __slots__ = ("_bot_user", "sent")
 
-    def __init__(self, api: FakeBotApi) -> None:
+    def __init__(self, api: OfflineBotApi) -> None:
         super().__init__(api)
         self.sent = 0
         self._bot_user = api.respond("getMe", {})[1]["result"]

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bench.harness import Message, players
-from bot.fake_api import Chat
+from bot.offline import Chat
 
 CHATS = 20
 GAMES = ("mahjong", "510k")

@@ -10,8 +10,7 @@ from typing import TextIO
 from bot.app import build_application
 from bot.config import Config
 from bot.console_io import run_console
-from bot.fake_api import FakeBotApi
-from bot.offline import OfflineRequest
+from bot.offline import OfflineBotApi, OfflineRequest
 from storage.db import make_engine
 from storage.migrate import upgrade
 
@@ -27,7 +26,7 @@ async def run_console_app(
     """Upgrade the database, build the bot over an offline Bot API and play the input."""
     engine = make_engine(database_url)
     upgrade(engine)
-    api = FakeBotApi()
+    api = OfflineBotApi()
     config = Config(token=None, database_url=database_url, rate_limit=False)
     application = build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)

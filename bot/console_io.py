@@ -1,6 +1,6 @@
 """The offline console: lines ``Speaker: message`` in, the bot's replies out as plain text.
 
-``run_console`` drives a PTB ``Application`` whose requests go to a ``FakeBotApi`` (through
+``run_console`` drives a PTB ``Application`` whose requests go to an ``OfflineBotApi`` (through
 ``bot.offline.OfflineRequest``). It owns the application's lifecycle: pass it *not*
 initialized; it runs initialize, ``post_init``, start, ..., stop, ``post_stop``, shutdown,
 ``post_shutdown`` (as ``run_polling`` does, without the updater). An application that is
@@ -22,7 +22,7 @@ from typing import Any, TextIO, TypeAlias
 from telegram import Update
 from telegram.ext import Application
 
-from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
+from bot.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
 
 CONSOLE_TITLE = "console"
 FIRST_SPEAKER = "me"
@@ -155,7 +155,7 @@ class _Console:
     def __init__(
         self,
         application: AnyApplication,
-        api: FakeBotApi,
+        api: OfflineBotApi,
         out: TextIO,
         chat: Chat,
         admins: Collection[str],
@@ -271,22 +271,19 @@ class _Console:
         lines: list[str] = []
         if entry.chat_id != self.chat.id:
             lines.append(f"(to chat {entry.chat_id})")
-        if entry.media_kind:
+        if entry.file is not None:
             kind = "photo" if entry.media_kind == "photo" else "file"
-            lines.append(f"({kind}) {self.save(entry)}")
+            lines.append(f"({kind}) {self.save(entry.file, f'{kind}-{entry.message_id}')}")
         if entry.plain_text:
             lines.append(entry.plain_text)
         lines += [_button_line(row) for row in entry.buttons]
         self.print("\n".join(lines))
 
-    def save(self, entry: OutboxEntry) -> str:
-        """Write a photo/document into ``files_dir``; its path (or its URL/file id)."""
-        if entry.content is None:
-            return str(entry.file_ref)
+    def save(self, file: UploadedFile, fallback_name: str) -> str:
+        """Write a photo/document into ``files_dir``; its path."""
         self.files_dir.mkdir(parents=True, exist_ok=True)
-        name = Path(entry.filename or "").name or f"{entry.media_kind}-{entry.message_id}"
-        path = self.files_dir / name
-        path.write_bytes(entry.content)
+        path = self.files_dir / (Path(file.filename).name or fallback_name)
+        path.write_bytes(file.content)
         return str(path)
 
     def print(self, text: str) -> None:
@@ -296,7 +293,7 @@ class _Console:
 
 async def run_console(
     application: AnyApplication,
-    api: FakeBotApi,
+    api: OfflineBotApi,
     lines: Iterable[str] | TextIO,
     out: TextIO,
     *,

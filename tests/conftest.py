@@ -36,6 +36,18 @@ def postgres_available() -> bool:
 
 
 @contextmanager
+def migrated(url: str) -> Iterator[Engine]:
+    """An engine on ``url`` with the schema at head (as the bot leaves it on start), disposed
+    afterwards."""
+    engine = make_engine(url)
+    upgrade(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@contextmanager
 def fresh_pg_database(prefix: str, why: str = "") -> Iterator[str]:
     """A new, empty PostgreSQL database, dropped afterwards; skips when no server answers."""
     if not postgres_available():
@@ -55,10 +67,7 @@ def fresh_pg_database(prefix: str, why: str = "") -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """A fresh, migrated PostgreSQL database for this test session, dropped afterwards."""
-    with fresh_pg_database("jifen_test") as url:
-        engine = make_engine(url)
-        upgrade(engine)
-        engine.dispose()
+    with fresh_pg_database("jifen_test") as url, migrated(url):
         yield url
 
 
@@ -74,19 +83,15 @@ def engine(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Engine]
         url = f"sqlite:///{tmp_path}/jifen.sqlite3"
     else:
         url = request.getfixturevalue("pg_url")
-    eng = make_engine(url)
-    upgrade(eng)
-    yield eng
-    eng.dispose()
+    with migrated(url) as migrated_engine:
+        yield migrated_engine
 
 
 @pytest.fixture
 def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
     """A migrated SQLite file database."""
-    engine = make_engine(f"sqlite:///{tmp_path}/jifen.sqlite3")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
+    with migrated(f"sqlite:///{tmp_path}/jifen.sqlite3") as engine:
+        yield engine
 
 
 @pytest.fixture

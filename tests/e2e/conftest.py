@@ -3,9 +3,9 @@
 Fixtures (each owns an emulator subprocess on a free port that accepts only ``TOKEN``):
 ``bots`` — a test's own emulator and database, the test starts (and stops) bot processes with
 ``bots.start()``; ``polling`` / ``webhook`` — one long-polling / webhook bot shared by the
-module's tests, each test playing in its own chat (``.group()``). Bots run as
-``python -m bot.cli run`` with stderr in a file; every process is terminated (then killed) at
-teardown whatever happened, and its log printed (pytest shows it when a test failed).
+module's tests, each test playing in its own chat (``.group()``). Bots are
+``tests.botprocess.BotProcess``es; every process is terminated (then killed) at teardown
+whatever happened, and its log printed (pytest shows it when a test failed).
 
 ``Group`` plays one supergroup through the emulator's test controls and waits for the bot's
 answers by long polling the outbox (no fixed sleeps). ``parse_standings`` and friends read the
@@ -17,12 +17,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import re
-import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,35 +29,18 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.fake_api import BOT_USER_ID
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess
+from tests.botprocess import BotProcess, bot_env, free_port
+from tests.emulator.api import BOT_USER_ID
+from tests.emulator.server import EmulatorClient, EmulatorProcess
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ_e2e-0123456789"
 WEBHOOK_SECRET = "e2e-webhook-Secret_42"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 BOT_USER = {"id": BOT_USER_ID, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
-READY_LINE = "Application started"
-
-START_TIMEOUT = 45.0  # a cold start (imports, migration) on a loaded 2-core machine
 REPLY_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
 
 JSON = dict[str, Any]
 _chat_ids = itertools.count(-100_500_000_001, -1)
-# Environment the bot reads (a developer's .env must not leak into the tests either: the
-# variables are always set, empty when unused, and python-dotenv never overrides them).
-_BOT_ENV = (
-    "TELEGRAM_BOT_TOKEN",
-    "TELEGRAM_API_BASE_URL",
-    "DATABASE_URL",
-    "JIFEN_DATA_DIR",
-    "JIFEN_RATE_LIMIT",
-    "WEBHOOK_URL",
-    "WEBHOOK_SECRET",
-    "WEBHOOK_LISTEN",
-    "WEBHOOK_PORT",
-)
 
 
 # ---------------------------------------------------------------- users and chats
@@ -76,13 +55,6 @@ def user(name: str, uid: int, lang: str = "en", username: str | None = None) -> 
 def new_chat_id() -> int:
     """A supergroup id no other test uses."""
     return next(_chat_ids)
-
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago on the loopback interface."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def port_open(port: int) -> bool:
@@ -247,9 +219,9 @@ class Group:
 
     def deliver(self, bot: BotProcess, update: JSON, secret: str | None = WEBHOOK_SECRET) -> JSON:
         """POST ``update`` to the bot's webhook ourselves; the bot's one new message."""
-        assert bot.webhook_url is not None, "not a webhook bot"
+        assert bot.env["WEBHOOK_URL"], "not a webhook bot"
         since = self.mark()
-        response = post_update(bot.webhook_url, update, secret)
+        response = post_update(bot.env["WEBHOOK_URL"], update, secret)
         assert response.status_code == 200, response
         entries = self.wait_entries(since, _has_sent, what="reply to a posted update")
         sent = [e for e in entries if e["action"] == "sent"]
@@ -346,88 +318,6 @@ def post_update(url: str, update: JSON, secret: str | None) -> httpx.Response:
     return httpx.post(url, content=json.dumps(update), headers=headers, timeout=REPLY_TIMEOUT)
 
 
-# ---------------------------------------------------------------- the bot process
-
-
-class BotProcess:
-    """``python -m bot.cli run`` with stderr in ``log_path``."""
-
-    def __init__(
-        self,
-        command: list[str],
-        env: dict[str, str],
-        cwd: Path,
-        log_path: Path,
-        webhook_url: str | None,
-    ) -> None:
-        self.log_path = log_path
-        self.webhook_url = webhook_url
-        self.webhook_port = int(env["WEBHOOK_PORT"]) if webhook_url else None
-        self._log = log_path.open("ab")
-        self.process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=self._log,
-        )
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def log(self) -> str:
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def wait_ready(self, client: EmulatorClient, timeout: float = START_TIMEOUT) -> BotProcess:
-        """Until the bot polls (or its webhook is set and listening); fails fast if it died."""
-        deadline = time.monotonic() + timeout
-        while not self._ready(client):
-            if not self.alive:
-                raise AssertionError(f"the bot exited ({self.process.returncode}):\n{self.log()}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the bot was not ready within {timeout} s:\n{self.log()}")
-            time.sleep(0.05)
-        return self
-
-    def _ready(self, client: EmulatorClient) -> bool:
-        if READY_LINE not in self.log():
-            return False
-        if self.webhook_url is None:
-            return True
-        assert self.webhook_port is not None
-        return client.health()["webhook"] == self.webhook_url and port_open(self.webhook_port)
-
-    def terminate(self, timeout: float = STOP_TIMEOUT) -> int:
-        """SIGTERM, as a service manager stops it; the exit code (AssertionError if it hangs)."""
-        if self.alive:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"no exit {timeout} s after SIGTERM:\n{self.log()}") from None
-
-    def kill(self) -> None:
-        """Make sure the process is gone (teardown)."""
-        if self.alive:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_TIMEOUT)
-        self._log.close()
-
-    def assert_token_not_logged(self, token: str = TOKEN) -> None:
-        log = self.log()
-        secret_part = token.split(":", 1)[1]
-        assert token not in log and secret_part not in log, "the bot token is in the log"
-
-
 class Bots:
     """Starts bot processes against one emulator; ``close()`` stops every one of them."""
 
@@ -438,44 +328,31 @@ class Bots:
         self.database = workdir / "jifen.sqlite3"
         self.started: list[BotProcess] = []
 
-    def env(self, *, webhook_port: int | None = None, token: str = TOKEN) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _BOT_ENV}
-        paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-        env |= {
-            "PYTHONPATH": os.pathsep.join(paths),
-            "PYTHONUNBUFFERED": "1",
-            "TELEGRAM_BOT_TOKEN": token,
-            "TELEGRAM_API_BASE_URL": self.emulator.api_base_url,
-            "DATABASE_URL": f"sqlite:///{self.database}",
-            "JIFEN_DATA_DIR": str(self.workdir / "data"),
-            "JIFEN_RATE_LIMIT": "off",
-            "WEBHOOK_URL": "",
-            "WEBHOOK_SECRET": "",
-            "WEBHOOK_LISTEN": "127.0.0.1",
-            "WEBHOOK_PORT": "8443",  # unused in polling mode (an empty value crashes Config)
-        }
-        if webhook_port is not None:
-            env |= {
-                "WEBHOOK_URL": f"http://127.0.0.1:{webhook_port}/hook",
-                "WEBHOOK_SECRET": WEBHOOK_SECRET,
-                "WEBHOOK_PORT": str(webhook_port),
-            }
-        return env
-
     def start(self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True) -> BotProcess:
         """A new bot process on this test's database (waits until it is ready)."""
-        port = free_port() if webhook else None
-        env = self.env(webhook_port=port, token=token)
-        log_path = self.workdir / f"bot-{len(self.started) + 1}.log"
-        bot = BotProcess(
-            [sys.executable, "-m", "bot.cli", "run"],
-            env,
-            self.workdir,
-            log_path,
-            env["WEBHOOK_URL"] or None,
+        env = bot_env(
+            TELEGRAM_BOT_TOKEN=token,
+            TELEGRAM_API_BASE_URL=self.emulator.api_base_url,
+            DATABASE_URL=f"sqlite:///{self.database}",
+            JIFEN_DATA_DIR=str(self.workdir / "data"),
+            WEBHOOK_LISTEN="127.0.0.1",
         )
+        if webhook:
+            port = free_port()
+            url = f"http://127.0.0.1:{port}/hook"
+            env |= {"WEBHOOK_URL": url, "WEBHOOK_SECRET": WEBHOOK_SECRET, "WEBHOOK_PORT": str(port)}
+        log_path = self.workdir / f"bot-{len(self.started) + 1}.log"
+        bot = BotProcess(env, log_path, cwd=self.workdir).start()
         self.started.append(bot)
-        return bot.wait_ready(self.client) if ready else bot
+        return bot.wait_ready(lambda: self._webhook_ready(bot)) if ready else bot
+
+    def _webhook_ready(self, bot: BotProcess) -> bool:
+        """A polling bot is ready once started; a webhook bot once its webhook is set and its
+        port listens."""
+        url = bot.env["WEBHOOK_URL"]
+        if not url:
+            return True
+        return self.client.health()["webhook"] == url and port_open(int(bot.env["WEBHOOK_PORT"]))
 
     @property
     def bot(self) -> BotProcess:
@@ -490,9 +367,9 @@ class Bots:
         """Stop every process started here, then print their logs (pytest shows them when a
         test failed)."""
         for bot in self.started:
-            bot.kill()
+            bot.close()
         for bot in self.started:
-            print(f"----- {bot.log_path.name} (exit {bot.process.returncode})\n{bot.log()}")
+            print(f"----- {bot.log_path.name} (exit {bot.returncode})\n{bot.log()}")
 
 
 @contextlib.contextmanager

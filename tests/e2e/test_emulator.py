@@ -15,9 +15,9 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import Conflict
 from tornado.httpserver import HTTPServer
 
-from tests.e2e.emulator import AsyncEmulatorClient, EmulatorProcess
+from tests.emulator.server import AsyncEmulatorClient, EmulatorProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(120)]
 
 GROUP_ID = -100200
 GROUP = {"id": GROUP_ID, "type": "supergroup", "title": "table"}

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import Engine
 from telegram import Update
 
 from bot.app import build_application
 from bot.config import Config
-from bot.fake_api import Chat, FakeBotApi, OutboxEntry, User
-from bot.offline import OfflineRequest
-from storage.db import make_engine
-from storage.migrate import upgrade
+from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
+from tests.emulator.request import EmulatorRequest
 
 GROUP = Chat(-100500, "supergroup", title="table")
 FORUM = Chat(-100600, "supergroup", title="club", is_forum=True)
@@ -66,7 +64,7 @@ class Harness:
 
 
 @pytest.fixture
-async def bot(tmp_path: Path) -> AsyncIterator[Harness]:
+async def bot(sqlite_engine: Engine) -> AsyncIterator[Harness]:
     api = FakeBotApi()
     for chat in (GROUP, FORUM):
         api.add_chat(chat)
@@ -74,20 +72,16 @@ async def bot(tmp_path: Path) -> AsyncIterator[Harness]:
             api.set_member(chat.id, user, "member")
     api.set_member(GROUP.id, ANN, "creator")
     api.set_member(GROUP.id, BOB, "administrator")
-    url = f"sqlite:///{tmp_path}/bot.sqlite3"
-    engine = make_engine(url)
-    upgrade(engine)
     app = build_application(
-        Config(token="123:TEST", database_url=url, rate_limit=False),
-        engine=engine,
-        request=OfflineRequest(api),
-        updates_request=OfflineRequest(api),
+        Config(token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False),
+        engine=sqlite_engine,
+        request=EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
     )
     await app.initialize()
     await app.post_init(app)
     yield Harness(api, app)
     await app.shutdown()
-    engine.dispose()
 
 
 def undo_button(entries: list[OutboxEntry]) -> tuple[OutboxEntry, str]:

@@ -30,8 +30,8 @@ from service.replies import (
     StatsView,
 )
 from service.requests import Chart, Export, Stats
-from storage.db import make_engine, read_session
-from storage.migrate import upgrade
+from storage.db import read_session
+from tests.conftest import migrated
 from tests.integration.helpers import Chat
 
 P4 = ("老王", "Li", "Zhang", "Chen")
@@ -82,11 +82,9 @@ def played(
         url = f"sqlite:///{tmp_path_factory.mktemp('insight')}/jifen.sqlite3"
     else:
         url = request.getfixturevalue("pg_url")
-    engine = make_engine(url)
-    upgrade(engine)
     chat_id = -3_000_001  # apart from the `chat_id` fixture's numbers
-    yield Evening(engine, chat_id, evening(engine, chat_id))
-    engine.dispose()
+    with migrated(url) as engine:
+        yield Evening(engine, chat_id, evening(engine, chat_id))
 
 
 def by_name(lines: tuple[T, ...]) -> dict[str, T]:

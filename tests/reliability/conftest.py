@@ -7,19 +7,15 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy.engine import Engine
 
-from storage.db import make_engine
-from storage.migrate import upgrade
+from tests.conftest import migrated
 from tests.reliability.harness import BotUnderTest, make_bot
 
 
 @pytest.fixture(scope="module")
 def module_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     """A migrated SQLite database shared by one test module (tests use fresh chat ids)."""
-    path = tmp_path_factory.mktemp("reliability") / "bot.sqlite3"
-    engine = make_engine(f"sqlite:///{path}")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
+    with migrated(f"sqlite:///{tmp_path_factory.mktemp('reliability')}/bot.sqlite3") as engine:
+        yield engine
 
 
 @pytest.fixture(scope="module")

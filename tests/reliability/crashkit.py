@@ -1,113 +1,22 @@
-"""Tools of the crash tests: the bot as a process, a deterministic stream of commands and the
-ledger it must produce, computed independently with the pure scoring package."""
+"""Tools of the crash tests: a deterministic stream of commands and the ledger it must produce,
+computed independently with the pure scoring package."""
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from scoring import MahjongHand, Pattern, Win, WinType, score_hand, settle_hand
 from scoring.k510_model import Report510k
+from tests.integration.helpers import Chat
 
-REPO = Path(__file__).resolve().parents[2]
 NAMES = ("Ann", "Bob", "Cat", "Dan")
-READY = "Application started"
-
-
-# --------------------------------------------------------------------------- the bot process
-
-
-class BotProcess:
-    """`python -m bot.cli run` with the given environment; stderr is collected by a thread."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.process: subprocess.Popen[str] | None = None
-        self.lines: list[str] = []
-        self._ready = threading.Event()
-        self.starts = 0
-        self.kills = 0
-
-    def start(self) -> None:
-        self._ready.clear()
-        self.starts += 1
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "run"],
-            cwd=REPO,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        threading.Thread(target=self._read, args=(self.process,), daemon=True).start()
-
-    def _read(self, process: subprocess.Popen[str]) -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            self.lines.append(line)
-            if READY in line and process is self.process:
-                self._ready.set()
-
-    def wait_ready(self, timeout: float = 30.0) -> None:
-        if not self._ready.wait(timeout):
-            tail = "".join(self.lines[-20:])
-            raise AssertionError(f"the bot did not start within {timeout} s:\n{tail}")
-
-    def kill(self) -> None:
-        """SIGKILL: no cleanup, no last getUpdates, open transactions die with it."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
-            self.kills += 1
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-    @property
-    def stderr(self) -> str:
-        return "".join(self.lines)
-
-
-def bot_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TELEGRAM_", "WEBHOOK_", "DATABASE_URL", "JIFEN_"))
-    }
-    paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
-    # Every variable the bot reads is set (empty when unused): a developer's .env must not
-    # leak in (python-dotenv never overrides what is set).
-    unused = dict.fromkeys(
-        (
-            "TELEGRAM_API_BASE_URL",
-            "WEBHOOK_URL",
-            "WEBHOOK_SECRET",
-            "WEBHOOK_LISTEN",
-            "WEBHOOK_PORT",
-        ),
-        "",
-    )
-    base = {"PYTHONPATH": os.pathsep.join(paths), "JIFEN_RATE_LIMIT": "off"}
-    return env | unused | base | extra
 
 
 # --------------------------------------------------------------------------- the stream
@@ -233,14 +142,10 @@ def expected_balances(
 # --------------------------------------------------------------------------- the database
 
 
-def ledger(engine: Engine, chat_id: int) -> dict[str, Fraction]:
-    """The current season's balances of one chat, by player name (every seated player)."""
-    query = text(
-        "SELECT p.name, b.amount FROM balance b JOIN season s ON s.id = b.season_id "
-        "JOIN player p ON p.id = b.player_id WHERE s.chat_id = :c AND s.archived_at IS NULL"
-    )
-    with engine.connect() as conn:
-        found = {str(n): Fraction(a) for n, a in conn.execute(query, {"c": chat_id})}
+def ledger(engine: Engine, chat_id: int, unit: str) -> dict[str, Fraction]:
+    """The current season's balances of one chat as /standings shows them, by player name
+    (every seated player)."""
+    found = Chat(engine, chat_id).balances(unit)
     return {name: found.get(name, Fraction(0)) for name in NAMES}
 
 

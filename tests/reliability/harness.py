@@ -22,8 +22,8 @@ from telegram.ext import ContextTypes
 
 from bot.app import build_application
 from bot.config import Config
-from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
-from bot.offline import OfflineRequest
+from tests.emulator.api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
+from tests.emulator.request import EmulatorRequest
 
 WARNING = "⚠️"
 TEXT_LIMIT = 4096
@@ -119,19 +119,6 @@ class BotUnderTest:
                 for table in TABLES
             }
 
-    def balances(self, chat_id: int) -> dict[tuple[int, str, str], Fraction]:
-        """(season number, player name, unit) → balance, for one chat."""
-        query = text(
-            "SELECT s.number, p.name, b.unit, b.amount FROM balance b "
-            "JOIN season s ON s.id = b.season_id JOIN player p ON p.id = b.player_id "
-            "WHERE s.chat_id = :chat"
-        )
-        with self.engine.connect() as conn:
-            return {
-                (int(n), str(name), str(unit)): Fraction(amount)
-                for n, name, unit, amount in conn.execute(query, {"chat": chat_id})
-            }
-
     def check_invariants(self) -> None:
         """The balance cache equals the live transfers; mahjong is zero-sum; undo links hold."""
         with self.engine.connect() as conn:
@@ -184,8 +171,8 @@ def make_bot(
     app = build_application(
         config or Config(token="123:TEST", database_url=str(engine.url), rate_limit=False),
         engine=engine,
-        request=OfflineRequest(api),
-        updates_request=OfflineRequest(api),
+        request=EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
     )
     bot = BotUnderTest(api, app, engine, loop)
 

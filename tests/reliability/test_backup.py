@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,6 +25,8 @@ from storage.db import make_engine
 from storage.migrate import upgrade
 from tests.conftest import PG_ADMIN_URL, postgres_available
 from tests.integration.helpers import Chat
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 CHAT = -1_000_777
@@ -44,7 +45,8 @@ def expected(hands: int) -> dict[str, Fraction]:
 
 
 def read_backup(path: Path) -> tuple[int, dict[str, Fraction]]:
-    """Live hands and mahjong balances of a backup, read with plain sqlite3."""
+    """A backup's live hands (read with plain sqlite3, after its integrity check) and the
+    mahjong balances the bot shows on it."""
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -53,26 +55,19 @@ def read_backup(path: Path) -> tuple[int, dict[str, Fraction]]:
             "SELECT count(*) FROM event WHERE chat_id = ? AND kind = 'hand' AND undone_by IS NULL",
             (CHAT,),
         ).fetchone()[0]
-        rows = conn.execute(
-            "SELECT p.name, b.amount FROM balance b JOIN player p ON p.id = b.player_id "
-            "WHERE p.chat_id = ? AND b.unit = 'mahjong'",
-            (CHAT,),
-        ).fetchall()
-        return int(hands), {name: Fraction(amount) for name, amount in rows}
     finally:
         conn.close()
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        return int(hands), Chat(engine, CHAT).balances()
+    finally:
+        engine.dispose()
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path}/live/jifen.sqlite3")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
-
-
-def test_backup_while_the_bot_writes_is_a_consistent_state(db: Engine, tmp_path: Path) -> None:
-    chat = Chat(db, CHAT)
+def test_backup_while_the_bot_writes_is_a_consistent_state(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
+    chat = Chat(sqlite_engine, CHAT)
     chat.seat("mahjong", *NAMES)
     stop = threading.Event()
     failures: list[BaseException] = []
@@ -91,7 +86,7 @@ def test_backup_while_the_bot_writes_is_a_consistent_state(db: Engine, tmp_path:
     seen = []
     try:
         for n in range(8):
-            path = backup(db, tmp_path / "backups" / f"b{n}.sqlite3")
+            path = backup(sqlite_engine, tmp_path / "backups" / f"b{n}.sqlite3")
             hands, balances = read_backup(path)
             assert balances == (expected(hands) if hands else {}), f"backup {n} at {hands} hands"
             seen.append(hands)
@@ -102,12 +97,12 @@ def test_backup_while_the_bot_writes_is_a_consistent_state(db: Engine, tmp_path:
     assert seen[-1] > 0 and len(set(seen)) > 1, f"the backups did not overlap writes: {seen}"
 
 
-def test_restore_and_the_bot_works_on_the_copy(db: Engine, tmp_path: Path) -> None:
-    chat = Chat(db, CHAT)
+def test_restore_and_the_bot_works_on_the_copy(sqlite_engine: Engine, tmp_path: Path) -> None:
+    chat = Chat(sqlite_engine, CHAT)
     chat.seat("mahjong", *NAMES)
     for i in range(6):
         chat.say(NAMES[0], f"/hu {i % 4 + 1} zimo")
-    copy = backup(str(db.url), tmp_path / "jifen-backup.sqlite3")
+    copy = backup(str(sqlite_engine.url), tmp_path / "jifen-backup.sqlite3")
     chat.say(NAMES[0], "/hu 1 zimo")  # after the backup: gone after the restore
     target = tmp_path / "restored" / "jifen.sqlite3"
     restore(copy, f"sqlite:///{target}")
@@ -124,14 +119,14 @@ def test_restore_and_the_bot_works_on_the_copy(db: Engine, tmp_path: Path) -> No
         restored.dispose()
 
 
-def test_restore_over_a_crashed_database_ignores_its_stale_wal(tmp_path: Path) -> None:
+def test_restore_over_a_crashed_database_ignores_its_stale_wal(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
     """The bot was killed (its -wal file holds commits); the restored copy must win."""
-    live = tmp_path / "jifen.sqlite3"
-    engine = make_engine(f"sqlite:///{live}")
-    upgrade(engine)
-    Chat(engine, CHAT).seat("mahjong", *NAMES)
-    copy = backup(engine, tmp_path / "b.sqlite3")
-    engine.dispose()
+    live = Path(str(sqlite_engine.url.database))
+    Chat(sqlite_engine, CHAT).seat("mahjong", *NAMES)
+    copy = backup(sqlite_engine, tmp_path / "b.sqlite3")
+    sqlite_engine.dispose()
     script = (
         "import os, sys; sys.path.insert(0, sys.argv[2])\n"
         "from storage.db import make_engine\n"
@@ -149,7 +144,7 @@ def test_restore_over_a_crashed_database_ignores_its_stale_wal(tmp_path: Path) -
     assert (hands, balances) == (0, {})
 
 
-def test_backup_refuses_what_it_cannot_do(db: Engine, tmp_path: Path) -> None:
+def test_backup_refuses_what_it_cannot_do(sqlite_engine: Engine, tmp_path: Path) -> None:
     with pytest.raises(BackupNotSupported) as info:
         backup("postgresql://jifen:s3cret@db.example/jifen", tmp_path / "x")
     assert "pg_dump" in str(info.value) and "pg_restore" in str(info.value)
@@ -159,9 +154,9 @@ def test_backup_refuses_what_it_cannot_do(db: Engine, tmp_path: Path) -> None:
     with pytest.raises(BackupError):
         backup("sqlite://", tmp_path / "x")
     with pytest.raises(BackupError):
-        backup(db, str(db.url.database))
+        backup(sqlite_engine, str(sqlite_engine.url.database))
     with pytest.raises(BackupError):
-        backup(db, tmp_path)  # a directory
+        backup(sqlite_engine, tmp_path)  # a directory
     bad = tmp_path / "not-a-db.sqlite3"
     bad.write_bytes(b"this is not SQLite" * 100)
     with pytest.raises(BackupError):
@@ -169,17 +164,12 @@ def test_backup_refuses_what_it_cannot_do(db: Engine, tmp_path: Path) -> None:
     assert not (tmp_path / "target.sqlite3").exists()
 
 
-def test_cli_backup_if_wired(db: Engine, tmp_path: Path) -> None:
-    """`jifen backup PATH` (skipped until bot/cli.py has the subcommand)."""
-    env = os.environ | {"DATABASE_URL": str(db.url), "PYTHONPATH": str(REPO)}
+def test_cli_backup(sqlite_engine: Engine, tmp_path: Path) -> None:
+    """`jifen backup PATH`: an online copy on SQLite; on PostgreSQL it points to pg_dump."""
+    env = os.environ | {"DATABASE_URL": str(sqlite_engine.url), "PYTHONPATH": str(REPO)}
     env.pop("TELEGRAM_BOT_TOKEN", None)
-    helptext = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "--help"], capture_output=True, text=True, env=env
-    ).stdout
-    if "backup" not in helptext:
-        pytest.skip("`jifen backup` is not wired into bot/cli.py yet")
-    Chat(db, CHAT).seat("mahjong", *NAMES)
-    Chat(db, CHAT).say(NAMES[0], "/hu 1 zimo")
+    Chat(sqlite_engine, CHAT).seat("mahjong", *NAMES)
+    Chat(sqlite_engine, CHAT).say(NAMES[0], "/hu 1 zimo")
     target = tmp_path / "cli" / "backup.sqlite3"
     done = subprocess.run(
         [sys.executable, "-m", "bot.cli", "backup", str(target)],
@@ -255,10 +245,12 @@ def test_pg_dump_and_pg_restore_as_documented(tmp_path: Path) -> None:
         admin.dispose()
 
 
-def test_service_is_usable_on_a_backup_opened_read_write(db: Engine, tmp_path: Path) -> None:
+def test_service_is_usable_on_a_backup_opened_read_write(
+    sqlite_engine: Engine, tmp_path: Path
+) -> None:
     """A backup is a complete database: the service opens it directly."""
-    Chat(db, CHAT).seat("mahjong", *NAMES)
-    path = backup(db, tmp_path / "copy.sqlite3")
+    Chat(sqlite_engine, CHAT).seat("mahjong", *NAMES)
+    path = backup(sqlite_engine, tmp_path / "copy.sqlite3")
     engine = make_engine(f"sqlite:///{path}")
     try:
         ctx = Ctx(chat_id=CHAT, actor=Actor(1, "Ann"), update_id=None, text="/hu 1 zimo")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -24,23 +23,22 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import FakeBotApi
 from storage.db import make_engine
+from tests.botprocess import BotProcess, bot_env, free_port
 from tests.conftest import fresh_pg_database
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess, EmulatorServer
+from tests.emulator.api import FakeBotApi
+from tests.emulator.server import EmulatorClient, EmulatorProcess, EmulatorServer
 from tests.reliability.crashkit import (
     NAMES,
-    BotProcess,
     Command,
     applied,
-    bot_env,
     expected_balances,
     ledger,
     make_stream,
     wait_until,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(240)]
 
 KILLS = int(os.environ.get("JIFEN_CRASH_KILLS", "20"))
 CHATS = {-100_901: "mahjong", -100_902: "mahjong", -100_903: "510k"}
@@ -142,7 +140,8 @@ def check_ledger(engine: Engine, bot: BotProcess, feeder: Feeder, label: str) ->
     assert not lost, f"{len(lost)} of {len(write_ids)} commands were lost: {lost[:5]}"
     assert hands == hands_expected, "a command was applied twice (or lost)"
     for chat_id in CHATS:
-        assert ledger(engine, chat_id) == expected[chat_id], f"chat {chat_id}: ledger differs"
+        unit = "510k" if CHATS[chat_id] == "510k" else "mahjong"
+        assert ledger(engine, chat_id, unit) == expected[chat_id], f"chat {chat_id}: differs"
 
 
 def test_polling_bot_killed_at_random_loses_nothing(tmp_path: Path) -> None:
@@ -156,7 +155,7 @@ def test_polling_bot_killed_at_random_loses_nothing(tmp_path: Path) -> None:
             DATABASE_URL=database,
             JIFEN_FLOOD="off",
         )
-        bot = BotProcess(env)
+        bot = BotProcess(env, tmp_path / "bot.log")
         feeder = Feeder(client, stream)
         engine = make_engine(database)
         try:
@@ -199,12 +198,6 @@ class ThreadedEmulator:
         self.thread.join(10)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def pg_database() -> Iterator[str]:
     """A fresh, empty PostgreSQL database (the bot migrates it on start)."""
@@ -213,7 +206,9 @@ def pg_database() -> Iterator[str]:
 
 
 @pytest.mark.postgres
-def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(pg_database: str) -> None:
+def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(
+    pg_database: str, tmp_path: Path
+) -> None:
     rng = random.Random(2027)
     stream = make_stream(CHATS, HANDS_PER_CHAT, seed=9)
     emulator = ThreadedEmulator()
@@ -229,7 +224,7 @@ def test_webhook_bot_on_postgres_killed_at_random_loses_nothing(pg_database: str
         WEBHOOK_SECRET="crash-secret",
         JIFEN_FLOOD="off",
     )
-    bot = BotProcess(env)
+    bot = BotProcess(env, tmp_path / "bot.log")
     feeder = Feeder(client, stream)
     engine = make_engine(pg_database)
     try:

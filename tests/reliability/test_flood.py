@@ -1,5 +1,5 @@
-"""The flood guard: a sliding window per (chat, user), one warning, bounded memory; and, once it
-is wired into the bot, the bot's behaviour under a flood."""
+"""The flood guard: a sliding window per (chat, user), one warning, bounded memory; the bot's
+behaviour under a flood; the setting."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import Chat, User
+from bot.config import Config, parse_flood
 from bot.flood import FloodGuard, Verdict
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import BotUnderTest, make_bot
+
+pytestmark = pytest.mark.slow
 
 ALLOW, WARN, DROP = Verdict.ALLOW, Verdict.WARN, Verdict.DROP
 
@@ -168,24 +171,11 @@ def test_many_users_in_many_chats_stay_within_their_limits() -> None:
 # --------------------------------------------------------------------------- in the bot
 
 
-def wired() -> bool:
-    from bot.config import Config
-
-    return "flood" in Config.__dataclass_fields__
-
-
 @pytest.fixture
 def flood_bot(sqlite_engine: Engine) -> Iterator[BotUnderTest]:
     """The bot with a small limit: 3 commands per 60 s per user and chat."""
-    if not wired():
-        pytest.skip("the flood guard is not wired into bot/app.py yet (Config.flood)")
-    from bot.config import Config
-
     config = Config(
-        token="123:TEST",
-        database_url=str(sqlite_engine.url),
-        rate_limit=False,
-        flood=(3, 60.0),  # type: ignore[call-arg]
+        token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=(3, 60.0)
     )
     yield from make_bot(sqlite_engine, flood=True, config=config)
 
@@ -220,10 +210,6 @@ def test_a_flooding_member_gets_one_warning_and_cannot_touch_the_ledger(
 
 
 def test_flood_setting_from_the_environment() -> None:
-    if not wired():
-        pytest.skip("the flood guard is not wired into bot/config.py yet")
-    from bot.config import parse_flood  # type: ignore[attr-defined]
-
     assert parse_flood("20/10") == (20, 10.0)
     assert parse_flood("5/2.5") == (5, 2.5)
     assert parse_flood("off") is None

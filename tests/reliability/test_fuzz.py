@@ -15,7 +15,6 @@ The bugs it found have regression tests at the end of this file.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +25,9 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.fake_api import Chat, User
 from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
 from bot.parsing import COMMANDS, NotForThisBot, ParseError, parse
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
     BOT_USERNAME,
     TEXT_LIMIT,
@@ -41,10 +40,11 @@ from tests.reliability.harness import (
 )
 from tests.reliability.nasty import CORE, NASTY
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("JIFEN_FUZZ_EXAMPLES", "120"))
 #: The whole corpus goes through these templates; the others get CORE (runtime).
 FULL_CORPUS = ("/hu {x}", "/r {x}=30 2=20 3=40 4=10 out 1 3", "/join {x}", "/{x}")
-FIGURES: Counter[str] = Counter()
 
 # --------------------------------------------------------------------------- known bugs
 
@@ -274,7 +274,6 @@ class Fuzzer:
         before = self.snapshot()
         update = self.bot.api.send_text(chat, user, message, thread)
         outcome = self.bot.process(update)
-        FIGURES["commands"] += 1
         self.common_checks(outcome, chat, thread)
         sent = [e for e in outcome.sent if e.action == "sent"]
         if not is_command(update):
@@ -294,22 +293,17 @@ class Fuzzer:
             if err.msgid == UNKNOWN_COMMAND and not addressed(chat, message):
                 assert not sent, f"answered an unknown command not meant for us: {message!r}"
                 return
-            FIGURES["refused by the parser"] += 1
             assert len(sent) == 1, f"{message!r}: {len(sent)} replies"
             assert sent[0].plain_text.startswith(WARNING), sent[0].plain_text
             assert self.snapshot() == before, f"a refused command changed data: {message!r}"
             return
         assert sent, f"no answer to {message!r}"
         if outcome.warned:
-            FIGURES["refused by the service"] += 1
             assert self.snapshot() == before, f"a refused command changed data: {message!r}"
-        else:
-            FIGURES["accepted"] += 1
 
     def anonymous(self, chat: Chat, message: str) -> None:
         before = self.snapshot()
         outcome = self.bot.anonymous(message, chat)
-        FIGURES["commands"] += 1
         self.common_checks(outcome, chat, None)
         if outcome.warned:
             assert self.snapshot() == before, f"a refused command changed data: {message!r}"
@@ -317,11 +311,9 @@ class Fuzzer:
     def press(self, user: User, chat: Chat, message_id: int, data: str) -> None:
         before = self.snapshot()
         outcome = self.bot.press(user, chat, message_id, data)
-        FIGURES["presses"] += 1
         self.common_checks(outcome, chat, None)
         assert len(outcome.answers) == 1, f"{data!r} answered {len(outcome.answers)} times"
         if outcome.warned:
-            FIGURES["presses refused"] += 1
             assert self.snapshot() == before, f"a refused press changed data: {data!r}"
 
 
@@ -454,7 +446,6 @@ def test_nasty_corpus(fuzz_bot: BotUnderTest, template: str) -> None:
     corpus = NASTY if template in FULL_CORPUS else CORE
     for nasty in corpus:
         fuzzer.say(cast.users[2], chat, template.format(x=nasty), None)
-    FIGURES["corpus inputs"] += len(corpus)
     # and as callback data on the last bot message
     if template == "/hu {x}":
         last = bot.api.bot_messages(chat.id)[-1]["message_id"]
@@ -463,11 +454,6 @@ def test_nasty_corpus(fuzz_bot: BotUnderTest, template: str) -> None:
                 if len(data.encode()) <= 64:  # Telegram refuses longer callback data
                     fuzzer.press(cast.users[3], chat, last, data)
     bot.check_invariants()
-
-
-def test_print_figures() -> None:
-    """Not a check: prints what the fuzz did (pytest -s shows it)."""
-    print("\nfuzz figures:", dict(FIGURES))
 
 
 # --------------------------------------------------------------------------- names

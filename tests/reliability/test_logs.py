@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.emulator import EmulatorProcess
-from tests.reliability.crashkit import REPO, BotProcess, bot_env
+from tests.botprocess import REPO, BotProcess, bot_env
+from tests.emulator.server import EmulatorProcess
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(120)]
 
 TOKEN = "7654321:AAH-Secret_TokenPart-for-logs-test"
 SECRET = TOKEN.split(":", 1)[1]
@@ -33,7 +33,8 @@ def test_token_never_logged_while_working_and_failing(tmp_path: Path) -> None:
             TELEGRAM_BOT_TOKEN=TOKEN,
             TELEGRAM_API_BASE_URL=emulator.api_base_url,
             DATABASE_URL=f"sqlite:///{tmp_path}/logs.sqlite3",
-        )
+        ),
+        tmp_path / "bot.log",
     )
     try:
         for name in ("Ann", "Bob", "Cat", "Dan"):
@@ -55,15 +56,15 @@ def test_token_never_logged_while_working_and_failing(tmp_path: Path) -> None:
         # The bot is kicked: every reply fails with 403 and the error handler logs it.
         client.set_member(GROUP, 7000001, "kicked")
         client.send(GROUP, "Ann", "/standings")
-        assert _wait_for(bot, "update failed"), bot.stderr[-2000:]
+        assert _wait_for(bot, "update failed"), bot.log()[-2000:]
         # The Bot API server goes away: polling fails and is retried (and logged).
         emulator.stop()
         time.sleep(3)
     finally:
-        bot.stop()
+        bot.close()
         emulator.stop()
         client.close()
-    logs = bot.stderr
+    logs = bot.log()
     assert "update failed" in logs and "Forbidden" in logs  # the errors were logged …
     assert_no_token(logs)  # … without the token
 
@@ -71,7 +72,7 @@ def test_token_never_logged_while_working_and_failing(tmp_path: Path) -> None:
 def _wait_for(bot: BotProcess, text: str, timeout: float = 15.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if text in bot.stderr:
+        if text in bot.log():
             return True
         time.sleep(0.1)
     return False

@@ -30,11 +30,13 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
 import storage.models  # noqa: F401  (registers the tables)
-from bot.fake_api import Chat, User
 from storage.db import make_engine
 from storage.migrate import MIGRATIONS, alembic_config, upgrade
 from tests.conftest import fresh_pg_database
+from tests.emulator.api import Chat, User
 from tests.reliability.harness import describe, make_bot
+
+pytestmark = pytest.mark.slow
 
 RELEASED = Path(__file__).parent / "released_migrations"
 CHAT_ID = -1_001_234_567_890

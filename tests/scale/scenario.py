@@ -37,7 +37,8 @@ from scoring import (
     settle_hand,
 )
 from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Seats
-from storage.models import Balance, Event, Player, ProcessedUpdate, Season
+from service.views import balances_by_unit
+from storage.models import Event, ProcessedUpdate, Season
 
 NAME_POOLS: tuple[tuple[str, ...], ...] = (
     ("Alice", "Bruno", "Carla", "Diego"),
@@ -638,16 +639,11 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
     if len(seasons) != 1:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
-    rows = session.exec(
-        select(Balance, Player)
-        .join(Player, col(Player.id) == col(Balance.player_id))
-        .where(Balance.season_id == seasons[0].id, Balance.unit == script.unit)
-    ).all()
     balances: dict[str, Fraction] = {}
-    for balance, player in rows:
-        if player.name in balances:
-            out.append(f"{where}: two balance rows for {player.name}")
-        balances[player.name] = balance.amount
+    for name, amount in balances_by_unit(session, seasons[0]).get(script.unit, []):
+        if name in balances:
+            out.append(f"{where}: two balance rows for {name}")
+        balances[name] = amount
     want = {name: amount for name, amount in script.balances.items() if amount or name in balances}
     if balances != want:
         out.append(f"{where}: balances {balances}, expected {want}")

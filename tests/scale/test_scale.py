@@ -24,9 +24,6 @@ import asyncio
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
@@ -39,8 +36,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from storage.db import make_engine
+from tests.botprocess import READY, BotProcess, bot_env, free_port
 from tests.conftest import fresh_pg_database
-from tests.e2e.emulator import EmulatorClient, EmulatorProcess
+from tests.emulator.server import EmulatorClient, EmulatorProcess
 from tests.scale.scenario import (
     ChatScript,
     Step,
@@ -50,9 +48,8 @@ from tests.scale.scenario import (
     summary,
 )
 
-pytestmark = [pytest.mark.scale, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.slow, pytest.mark.scale, pytest.mark.timeout(420)]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 3
 CHATS = 20
 UPDATES = 2000
@@ -72,60 +69,37 @@ JSON = dict[str, Any]
 # ---------------------------------------------------------------- processes
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @dataclass
 class Worker:
     index: int
     port: int
-    process: subprocess.Popen[bytes]
-    log: Path
+    bot: BotProcess
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/telegram"
 
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
     def tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log_text().splitlines()[-lines:])
+        return "\n".join(self.bot.log().splitlines()[-lines:])
 
 
 def start_worker(index: int, database_url: str, api_base_url: str, folder: Path) -> Worker:
-    """``python -m bot.cli run`` in webhook mode on a free port; output in a log file."""
+    """A bot in webhook mode on a free port; output in a log file."""
     port = free_port()
     data = folder / f"worker{index}"
     data.mkdir(parents=True, exist_ok=True)
-    paths = [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = os.environ | {
-        "PYTHONPATH": os.pathsep.join(paths),
-        "TELEGRAM_BOT_TOKEN": TOKEN,
-        "TELEGRAM_API_BASE_URL": api_base_url,
-        "DATABASE_URL": database_url,
-        "JIFEN_DATA_DIR": str(data),
-        "JIFEN_RATE_LIMIT": "off",
-        "JIFEN_FLOOD": "off",  # a machine plays far faster than people type (tests/reliability)
-        "WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
-        "WEBHOOK_SECRET": SECRET,
-        "WEBHOOK_LISTEN": "127.0.0.1",
-        "WEBHOOK_PORT": str(port),
-    }
-    log = folder / f"worker{index}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "run"],
-            cwd=data,  # no developer .env is found from here
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    return Worker(index, port, process, log)
+    env = bot_env(
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_API_BASE_URL=api_base_url,
+        DATABASE_URL=database_url,
+        JIFEN_DATA_DIR=str(data),
+        JIFEN_FLOOD="off",  # a machine plays far faster than people type (tests/reliability)
+        WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram",
+        WEBHOOK_SECRET=SECRET,
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+    )
+    return Worker(index, port, BotProcess(env, folder / f"worker{index}.log", cwd=data).start())
 
 
 def wait_ready(workers: Sequence[Worker], timeout: float) -> None:
@@ -135,33 +109,21 @@ def wait_ready(workers: Sequence[Worker], timeout: float) -> None:
     with httpx.Client(timeout=2.0) as http:
         while pending:
             for worker in list(pending):
-                if worker.process.poll() is not None:
+                if not worker.bot.alive:
                     raise AssertionError(
-                        f"worker {worker.index} exited with {worker.process.returncode}:\n"
+                        f"worker {worker.index} exited with {worker.bot.returncode}:\n"
                         + worker.tail()
                     )
                 try:
                     http.get(worker.url)  # 405: the server is up
                 except httpx.HTTPError:
                     continue
-                if "Application started" in worker.log_text():
+                if READY in worker.bot.log():
                     pending.remove(worker)
             if pending and time.monotonic() > deadline:
                 tails = "\n".join(f"--- worker {w.index}\n{w.tail()}" for w in pending)
                 raise AssertionError(f"workers not ready within {timeout} s:\n{tails}")
             time.sleep(0.1)
-
-
-def stop_workers(workers: Sequence[Worker]) -> None:
-    for worker in workers:
-        if worker.process.poll() is None:
-            worker.process.terminate()
-    for worker in workers:
-        try:
-            worker.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.process.kill()
-            worker.process.wait(timeout=10)
 
 
 # ---------------------------------------------------------------- fixtures
@@ -367,9 +329,10 @@ def test_three_webhook_workers_on_postgres(
             assert response.status_code == 403, response.status_code
 
         load, outbox = asyncio.run(play(scripts, workers, emulator.base_url))
-        dead = [w.index for w in workers if w.process.poll() is not None]
+        dead = [w.index for w in workers if not w.bot.alive]
     finally:
-        stop_workers(workers)
+        for worker in workers:
+            worker.bot.close()
 
     stats = summary(scripts)
     total = sum(load.deliveries.values())
@@ -378,7 +341,7 @@ def test_three_webhook_workers_on_postgres(
         f"{load.seconds:.1f} s = {total / load.seconds:.0f}/s; per worker "
         f"{dict(sorted(load.per_worker.items()))}; start-up {startup:.1f} s"
     )
-    logs = {w.index: w.log_text() for w in workers}
+    logs = {w.index: w.bot.log() for w in workers}
     assert not dead, f"workers died: {dead}"
     for index, log in logs.items():
         assert "Running upgrade" in log or "Context impl" in log, f"worker {index} did not migrate"

@@ -26,7 +26,7 @@ from service.errors import ServiceError
 from service.replies import Info, Recorded, Reply
 from tests.scale.scenario import ChatScript, Step, build_scripts, interleave, ledger_problems
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 CHATS = 8
 UPDATES = 320

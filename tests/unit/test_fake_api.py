@@ -1,12 +1,10 @@
-"""The offline Telegram plumbing: FakeBotApi, OfflineRequest and the console."""
+"""The tests' Bot API emulator in-process: FakeBotApi behind a real PTB Bot and Application."""
 
 from __future__ import annotations
 
 import asyncio
 import html
-import io
 import time
-from pathlib import Path
 from typing import Any, TypeAlias
 
 import pytest
@@ -16,14 +14,12 @@ from telegram.error import BadRequest, ChatMigrated, Conflict, EndPointNotFound,
 from telegram.ext import (
     Application,
     ApplicationBuilder,
-    CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
 )
 
-from bot.console_io import parse_line, run_console
-from bot.fake_api import BOT_USER_ID, Chat, FakeApiError, FakeBotApi, User, parse_html
-from bot.offline import OfflineRequest
+from tests.emulator.api import BOT_USER_ID, Chat, FakeApiError, FakeBotApi, User, parse_html
+from tests.emulator.request import EmulatorRequest
 
 GROUP = Chat(-100555, "supergroup", title="table")
 FORUM = Chat(-100777, "supergroup", title="forum", is_forum=True)
@@ -47,13 +43,13 @@ def api() -> FakeBotApi:
 
 def offline_bot(api: FakeBotApi) -> Bot:
     """A PTB bot whose requests go to ``api``."""
-    return Bot("123:TEST", request=OfflineRequest(api), get_updates_request=OfflineRequest(api))
+    return Bot("123:TEST", request=EmulatorRequest(api), get_updates_request=EmulatorRequest(api))
 
 
 def offline_app(api: FakeBotApi) -> AnyApp:
     """A PTB application whose requests go to ``api``."""
     builder = ApplicationBuilder().token("123:TEST")
-    return builder.request(OfflineRequest(api)).get_updates_request(OfflineRequest(api)).build()
+    return builder.request(EmulatorRequest(api)).get_updates_request(EmulatorRequest(api)).build()
 
 
 async def test_bot_sends_edits_and_answers(api: FakeBotApi) -> None:
@@ -212,27 +208,10 @@ async def _echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def _chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Send a picture and a file."""
-    assert update.effective_message
-    await update.effective_message.reply_photo(PNG, caption="Balances", filename="chart.png")
-    await update.effective_message.reply_document(b"x;y\n", filename="ledger.csv")
-
-
-async def _undo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Answer the press and edit the message."""
-    query = update.callback_query
-    assert query and query.from_user
-    await query.answer("undone")
-    await query.edit_message_text(f"undone by {query.from_user.first_name}")
-
-
 def echo_app(api: FakeBotApi) -> AnyApp:
-    """/echo, /chart and an Undo button (/echo non-blocking, as handlers may be)."""
+    """/echo, non-blocking (as handlers may be)."""
     app = offline_app(api)
     app.add_handler(CommandHandler("echo", _echo, block=False))
-    app.add_handler(CommandHandler("chart", _chart))
-    app.add_handler(CallbackQueryHandler(_undo))
     return app
 
 
@@ -268,65 +247,3 @@ async def test_application_polls_offline(api: FakeBotApi) -> None:
         await app.stop()
     assert api.outbox[0].plain_text == "Alice (administrator): polled"
     assert api.pending_updates() == []
-
-
-def test_parse_line() -> None:
-    assert parse_line("Alice: /hu me zimo", "me") == ("Alice", "/hu me zimo")
-    assert parse_line("老王：/join", "me") == ("老王", "/join")
-    assert parse_line("/r A=30 B=10 out A", "Bob") == ("Bob", "/r A=30 B=10 out A")
-    assert parse_line("Old Wang: [Undo]", "me") == ("Old Wang", "[Undo]")
-    assert parse_line("  # a comment", "me") is None
-    assert parse_line("   ", "me") is None
-
-
-async def test_run_console_end_to_end(tmp_path: Path) -> None:
-    api = FakeBotApi()
-    out = io.StringIO()
-    lines = [
-        "# a comment, then a blank line",
-        "",
-        "Alice: /echo hello <all>",
-        "/echo again",
-        "Bob: /echo hi",
-        "just chatting",
-        "老王: [Undo]",
-        "[Undo]",
-        "Bob: /chart",
-    ]
-    before = int(time.time() * 1000)
-    await run_console(echo_app(api), api, lines, out, admins=["ALICE"], files_dir=tmp_path / "f")
-    blocks = out.getvalue().split("\n\n")
-    assert blocks[:3] == [
-        "Alice (administrator): hello <all>\n[Undo]",
-        "Alice (administrator): again\n[Undo]",
-        "Bob (member): hi\n[Undo]",
-    ]
-    assert blocks[3].startswith("(the bot does not see this")
-    # each press hits the latest message still showing an Undo button: Bob's, then Alice's
-    assert blocks[4:8] == ["(toast) undone", "undone by 老王"] * 2
-    assert [e.message_id for e in api.outbox if e.action == "edited"] == [6, 4]
-    assert blocks[8] == f"(photo) {tmp_path / 'f' / 'chart.png'}\nBalances"
-    assert blocks[9] == f"(file) {tmp_path / 'f' / 'ledger.csv'}"
-    assert (tmp_path / "f" / "chart.png").read_bytes() == PNG
-    assert api.outbox[0].chat_id == -100100
-    assert min(u.seq for u in api.outbox) == 1
-    assert api.next_update_id > before
-
-
-async def test_run_console_reads_streams_and_keeps_people(tmp_path: Path) -> None:
-    api = FakeBotApi()
-    out = io.StringIO()
-    app = echo_app(api)
-    await run_console(app, api, io.StringIO("Zoë: /echo one\n"), out, files_dir=tmp_path)
-    first_id = api.outbox[-1].reply_to_message_id
-    assert first_id is not None
-    first = api.message(-100100, first_id)
-    first_update_id = api.next_update_id
-    await run_console(
-        echo_app(api), api, io.StringIO("Zoë: [Nothing]\nZoë: /echo two\n"), out, files_dir=tmp_path
-    )
-    second = api.message(-100100, api.outbox[-1].reply_to_message_id or 0)
-    assert first and second and first["from"]["id"] == second["from"]["id"]
-    assert api.next_update_id > first_update_id
-    assert "(no button [Nothing] on the bot's messages)" in out.getvalue()
-    assert out.getvalue().endswith("Zoë (member): two\n[Undo]\n\n")

@@ -1,6 +1,6 @@
 """A Bot API emulator for end-to-end tests: one ``FakeBotApi`` served over HTTP by tornado.
 
-Run ``python -m tests.e2e.emulator --port N [--host 127.0.0.1]`` (``--port 0`` picks a free
+Run ``python -m tests.emulator.server --port N [--host 127.0.0.1]`` (``--port 0`` picks a free
 port); the first line on stdout is ``EMULATOR READY http://HOST:PORT``. It serves
 ``GET/POST /bot<token>/<method>`` (JSON, form and multipart bodies), long-polls getUpdates,
 pushes updates to a webhook (secret header, retried until a 2xx answer, in order per chat) and
@@ -33,12 +33,12 @@ import tornado.netutil
 import tornado.web
 from tornado.httpserver import HTTPServer
 
-from bot.fake_api import (
+from bot.offline import UploadedFile
+from tests.emulator.api import (
     JSON,
     Chat,
     FakeApiError,
     FakeBotApi,
-    UploadedFile,
     User,
     WebhookConfig,
     outbox_json,
@@ -625,14 +625,15 @@ def _child_env() -> dict[str, str]:
 
 
 class EmulatorProcess:
-    """``python -m tests.e2e.emulator --port 0`` as a subprocess; always stop() it."""
+    """``python -m tests.emulator.server --port 0`` as a subprocess; always stop() it."""
 
     def __init__(
         self, *, host: str = "127.0.0.1", token: str | None = None, args: tuple[str, ...] = ()
     ) -> None:
         self.host = host
         self.port = 0
-        self._command = [sys.executable, "-m", "tests.e2e.emulator", "--host", host, "--port", "0"]
+        self._command = [sys.executable, "-m", "tests.emulator.server", "--host", host]
+        self._command += ["--port", "0"]
         self._command += [*(["--token", token] if token else []), *args]
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -733,7 +734,7 @@ async def serve(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m tests.e2e.emulator --port N [--host H] [--token T] [--no-privacy]``."""
+    """``python -m tests.emulator.server --port N [--host H] [--token T] [--no-privacy]``."""
     parser = argparse.ArgumentParser(description="Telegram Bot API emulator for tests")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081, help="0 picks a free port")

@@ -1,9 +1,11 @@
-"""An in-memory Telegram Bot API for offline runs and tests: pure Python, no I/O.
+"""The Bot API emulator of the tests: an in-memory Telegram that checks what the bot sends.
 
 ``FakeBotApi.call(method, params)`` answers like Telegram (JSON-ready results PTB can de_json,
-``FakeApiError`` for the ``ok: false`` answers); the update builders enqueue updates shaped as
-Telegram sends them; the outbox records every message the bot sent, edited or deleted.
-Not thread-safe: use one instance from one thread (the event loop's).
+``FakeApiError`` for the ``ok: false`` answers: HTML that Telegram would refuse, unknown chats,
+a bot that was kicked…); the update builders enqueue updates shaped as Telegram sends them; the
+outbox records every message the bot sent, edited or deleted. It is served in-process
+(``tests.emulator.request``) or over HTTP (``tests.emulator.server``). Not thread-safe: use one
+instance from one thread (the event loop's).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.offline import UploadedFile
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -144,15 +148,6 @@ class Chat:
         if self.is_forum:
             data["is_forum"] = True
         return data
-
-
-@dataclass(frozen=True)
-class UploadedFile:
-    """A file uploaded with a request (multipart part): name, bytes, MIME type."""
-
-    filename: str
-    content: bytes
-    mime_type: str = "application/octet-stream"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The Bot API emulator of the tests (in-process and over HTTP)."""
