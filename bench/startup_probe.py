@@ -56,12 +56,12 @@ def _phases(db: Path) -> dict[str, float]:
 
 def _build(engine: Any, db: Path) -> Any:
     from bot.app import build_application
-    from bot.config import Config
     from bot.fake_api import FakeBotApi
     from bot.offline import OfflineRequest
+    from bot.settings import Settings
 
     api = FakeBotApi()
-    config = Config(token=None, database_url=f"sqlite:///{db}", rate_limit=False)
+    config = Settings.given(database_url=f"sqlite:///{db}", rate_limit=False, flood=None)
     return build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
     )

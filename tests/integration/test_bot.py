@@ -12,9 +12,9 @@ import pytest
 from telegram import Update
 
 from bot.app import build_application
-from bot.config import Config
 from bot.fake_api import Chat, FakeBotApi, OutboxEntry, User
 from bot.offline import OfflineRequest
+from bot.settings import Settings
 from storage.db import make_engine
 from storage.migrate import upgrade
 
@@ -78,7 +78,7 @@ async def bot(tmp_path: Path) -> AsyncIterator[Harness]:
     engine = make_engine(url)
     upgrade(engine)
     app = build_application(
-        Config(token="123:TEST", database_url=url, rate_limit=False),
+        Settings.given(token="123:TEST", database_url=url, rate_limit=False, flood=None),
         engine=engine,
         request=OfflineRequest(api),
         updates_request=OfflineRequest(api),

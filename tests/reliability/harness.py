@@ -21,9 +21,9 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.app import build_application
-from bot.config import Config
 from bot.fake_api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
 from bot.offline import OfflineRequest
+from bot.settings import Settings
 
 WARNING = "⚠️"
 TEXT_LIMIT = 4096
@@ -170,7 +170,7 @@ class BotUnderTest:
 
 
 def make_bot(
-    engine: Engine, *, flood: bool = False, config: Config | None = None
+    engine: Engine, *, flood: bool = False, config: Settings | None = None
 ) -> Iterator[BotUnderTest]:
     """A started bot over a fresh fake Bot API (generator: use as a fixture body).
 
@@ -182,7 +182,10 @@ def make_bot(
     api = FakeBotApi(first_update_id=UPDATE_ID_BASE + fresh_id() * 10_000_000)
     loop = asyncio.new_event_loop()
     app = build_application(
-        config or Config(token="123:TEST", database_url=str(engine.url), rate_limit=False),
+        config
+        or Settings.given(
+            token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
+        ),
         engine=engine,
         request=OfflineRequest(api),
         updates_request=OfflineRequest(api),

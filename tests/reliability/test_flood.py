@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 
 from bot.fake_api import Chat, User
 from bot.flood import FloodGuard, Verdict
+from bot.settings import Settings
 from tests.reliability.harness import BotUnderTest, make_bot
 
 ALLOW, WARN, DROP = Verdict.ALLOW, Verdict.WARN, Verdict.DROP
@@ -168,24 +169,11 @@ def test_many_users_in_many_chats_stay_within_their_limits() -> None:
 # --------------------------------------------------------------------------- in the bot
 
 
-def wired() -> bool:
-    from bot.config import Config
-
-    return "flood" in Config.__dataclass_fields__
-
-
 @pytest.fixture
 def flood_bot(sqlite_engine: Engine) -> Iterator[BotUnderTest]:
     """The bot with a small limit: 3 commands per 60 s per user and chat."""
-    if not wired():
-        pytest.skip("the flood guard is not wired into bot/app.py yet (Config.flood)")
-    from bot.config import Config
-
-    config = Config(
-        token="123:TEST",
-        database_url=str(sqlite_engine.url),
-        rate_limit=False,
-        flood=(3, 60.0),  # type: ignore[call-arg]
+    config = Settings.given(
+        token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=(3, 60.0)
     )
     yield from make_bot(sqlite_engine, flood=True, config=config)
 
@@ -217,13 +205,3 @@ def test_a_flooding_member_gets_one_warning_and_cannot_touch_the_ledger(
     # Others are not slowed down: another member, the same member elsewhere.
     assert bot.say(bob, "/standings", group).sent
     assert bot.say(ann, "/help", other).sent
-
-
-def test_flood_setting_from_the_environment() -> None:
-    if not wired():
-        pytest.skip("the flood guard is not wired into bot/config.py yet")
-    from bot.config import parse_flood  # type: ignore[attr-defined]
-
-    assert parse_flood("20/10") == (20, 10.0)
-    assert parse_flood("5/2.5") == (5, 2.5)
-    assert parse_flood("off") is None
