@@ -33,7 +33,7 @@ def parse_switch(value: object) -> object:
         word = value.strip().lower()
         if word in ON | OFF:
             return word in ON
-        raise ValueError(value)
+        raise ValueError("wrong form")
     return value
 
 
@@ -46,10 +46,10 @@ def parse_flood(value: object) -> object:
         return None
     limit, slash, window = text.partition("/")
     if not slash or not limit.strip().isdigit() or int(limit) < 1:
-        raise ValueError(value)
+        raise ValueError("wrong form")
     seconds = float(window)  # ValueError when it is not a number
     if not math.isfinite(seconds) or seconds <= 0:
-        raise ValueError(value)
+        raise ValueError("wrong form")
     return int(limit), seconds
 
 
@@ -57,20 +57,20 @@ def check_database_url(url: str) -> str:
     try:
         make_url(url)
     except ArgumentError:
-        raise ValueError(url) from None
+        raise ValueError("wrong form") from None
     return url
 
 
 def check_http_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(url)
+        raise ValueError("wrong form")
     return url
 
 
 def check_api_base_url(url: str) -> str:
     if not check_http_url(url).rstrip("/").endswith("/bot"):
-        raise ValueError(url)
+        raise ValueError("wrong form")
     return url
 
 
