@@ -191,3 +191,15 @@ def test_process_prints_one_line_and_no_traceback(clean: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == "jifen: JIFEN_FLOOD must be N/SECONDS like 20/10, or off\n"
     assert done.stdout == ""
+
+
+def test_healthcheck_uses_the_same_settings(clean: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in VARIABLES}
+    env |= {"PYTHONPATH": str(ROOT), "JIFEN_DATA_DIR": str(clean / "data")}
+    check = [sys.executable, str(ROOT / "deploy" / "healthcheck.py")]
+    done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=clean, timeout=120)
+    assert done.returncode == 0, done.stderr  # polling mode: the SQLite database answers
+    (clean / ".env").write_text("WEBHOOK_PORT=http\n", encoding="utf-8")
+    done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=clean, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == "WEBHOOK_PORT must be a port number from 1 to 65535\n"
