@@ -9,10 +9,13 @@ if [ "${1:-}" = "--all" ]; then
   selection=()
   shift
 fi
-if [ ! -x .venv/bin/pytest ] || [ pyproject.toml -nt .venv/.installed-test ]; then
+if [ ! -x .venv/bin/pytest ] || [ pyproject.toml -nt .venv/.installed-test ] \
+  || [ requirements-test.lock -nt .venv/.installed-test ]; then
   python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[test]'
+  # The pinned, hashed versions (scripts/lock.sh makes the lock), then the project itself.
+  .venv/bin/pip install -q --require-hashes -r requirements-test.lock
+  .venv/bin/pip install -q --no-deps -e .
   touch .venv/.installed .venv/.installed-test
 fi
 if [ -f package.json ] && command -v npm >/dev/null; then npm ci --silent --no-audit --no-fund; fi

@@ -28,9 +28,9 @@ from telegram.ext import (
 
 from bench.wire import LeanRequest
 from bot.app import build_application
-from bot.config import Config
 from bot.offline import JSON, Chat, OfflineBotApi, OfflineRequest, User
 from bot.serving import process_batch
+from bot.settings import Settings
 from storage.db import make_engine
 from storage.migrate import upgrade
 
@@ -149,7 +149,9 @@ async def bot_driver(
     """
     api = new_api(chats)
     # The flood guard is on, as deployed, with a limit no machine-paced evening reaches.
-    config = Config(token="123:BENCH", database_url=url, rate_limit=False, flood=(10**9, 10.0))
+    config = Settings.given(
+        token="123:BENCH", database_url=url, rate_limit=False, flood=(10**9, 10.0)
+    )
     request = _request(api, lean)
     app = build_application(
         config, engine=engine, request=request, updates_request=OfflineRequest(api)

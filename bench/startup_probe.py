@@ -56,11 +56,11 @@ def _phases(db: Path) -> dict[str, float]:
 
 def _build(engine: Any, db: Path) -> Any:
     from bot.app import build_application
-    from bot.config import Config
     from bot.offline import OfflineBotApi, OfflineRequest
+    from bot.settings import Settings
 
     api = OfflineBotApi()
-    config = Config(token=None, database_url=f"sqlite:///{db}", rate_limit=False)
+    config = Settings.given(database_url=f"sqlite:///{db}", rate_limit=False, flood=None)
     return build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
     )

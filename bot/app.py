@@ -18,9 +18,9 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from bot import handlers
-from bot.config import Config
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
+from bot.settings import Settings
 from service.core import Service
 from storage.db import make_engine
 
@@ -61,7 +61,7 @@ async def close_service(application: Application) -> None:  # type: ignore[type-
 
 
 def build_application(
-    config: Config,
+    config: Settings,
     *,
     engine: Engine | None = None,
     request: BaseRequest | None = None,

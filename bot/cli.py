@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 from bot import serving
 from bot.app import build_application
-from bot.config import Config
+from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
-from storage.db import data_dir, make_engine
+from storage.db import make_engine
 from storage.migrate import upgrade
 
 log = logging.getLogger("jifen")
@@ -41,11 +41,10 @@ def setup_logging(token: str) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    config = Config.from_env()
+def cmd_run(args: argparse.Namespace, config: Settings) -> int:
     if not config.token:
         print("TELEGRAM_BOT_TOKEN is not set: starting the offline console.", file=sys.stderr)
-        return cmd_console(args)
+        return cmd_console(args, config)
     setup_logging(config.token)
     try:
         serve(config)
@@ -55,7 +54,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve(config: Config) -> None:
+def serve(config: Settings) -> None:
     """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
     engine = make_engine(config.database_url)
     upgrade(engine)
@@ -76,20 +75,20 @@ def serve(config: Config) -> None:
         asyncio.run(serving.poll(application))
 
 
-def cmd_console(args: argparse.Namespace) -> int:
+def cmd_console(args: argparse.Namespace, config: Settings) -> int:
     from bot.console import run_console_app
 
     db = getattr(args, "db", None)
-    url = f"sqlite:///{Path(db).resolve()}" if db else Config.from_env().database_url
+    url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url
     admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
-    asyncio.run(run_console_app(url, admins, files_dir=data_dir() / "out"))
+    asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out"))
     return 0
 
 
-def cmd_backup(args: argparse.Namespace) -> int:
+def cmd_backup(args: argparse.Namespace, config: Settings) -> int:
     """`jifen backup PATH`: a consistent copy of the SQLite database (pg_dump for PostgreSQL)."""
     try:
-        path = backup(Config.from_env().database_url, args.path)
+        path = backup(config.database_url, args.path)
     except BackupError as err:
         print(f"jifen backup: {err}", file=sys.stderr)
         return 2
@@ -97,10 +96,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_restore(args: argparse.Namespace) -> int:
+def cmd_restore(args: argparse.Namespace, config: Settings) -> int:
     """`jifen restore PATH`: put a backup in place of the SQLite database (bot stopped)."""
     try:
-        path = restore(args.path, Config.from_env().database_url)
+        path = restore(args.path, config.database_url)
     except BackupError as err:
         print(f"jifen restore: {err}", file=sys.stderr)
         return 2
@@ -108,8 +107,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_migrate(args: argparse.Namespace) -> int:
-    engine = make_engine(Config.from_env().database_url)
+def cmd_migrate(args: argparse.Namespace, config: Settings) -> int:
+    engine = make_engine(config.database_url)
     upgrade(engine)
     print("database schema is up to date")
     return 0
@@ -120,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (the offline console when no token is set)")
     console = sub.add_parser("console", help="the offline console: 'Speaker: message' lines")
-    console.add_argument("--db", help="SQLite file (default: $DATABASE_URL or data/jifen.sqlite3)")
+    console.add_argument("--db", help="SQLite file (default: DATABASE_URL's database)")
     console.add_argument("--admins", default="", help="comma-separated names of group admins")
     sub.add_parser("migrate", help="upgrade the database schema")
     saving = sub.add_parser("backup", help="copy the SQLite database to PATH (while the bot runs)")
@@ -128,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     restoring = sub.add_parser("restore", help="put a backup in place of the SQLite database")
     restoring.add_argument("path", help="the backup file to restore")
     args = parser.parse_args(argv)
+    try:
+        config = Settings.load()
+    except InvalidSettings as err:  # one line per bad variable, no traceback
+        for line in str(err).splitlines():
+            print(f"jifen: {line}", file=sys.stderr)
+        return 2
     commands = {
         "run": cmd_run,
         "console": cmd_console,
@@ -135,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         "backup": cmd_backup,
         "restore": cmd_restore,
     }
-    return commands.get(args.command or "run", cmd_run)(args)
+    return commands.get(args.command or "run", cmd_run)(args, config)
 
 
 if __name__ == "__main__":

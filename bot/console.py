@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.app import build_application
-from bot.config import Config
 from bot.console_io import run_console
 from bot.offline import OfflineBotApi, OfflineRequest
+from bot.settings import Settings
 from storage.db import make_engine
 from storage.migrate import upgrade
 
@@ -27,7 +27,7 @@ async def run_console_app(
     engine = make_engine(database_url)
     upgrade(engine)
     api = OfflineBotApi()
-    config = Config(token=None, database_url=database_url, rate_limit=False)
+    config = Settings.given(database_url=database_url, rate_limit=False, flood=None)
     application = build_application(
         config, engine=engine, request=OfflineRequest(api), updates_request=OfflineRequest(api)
     )

@@ -2,26 +2,25 @@
 
 Webhook mode (WEBHOOK_URL set): the bot's webhook server must answer HTTP on WEBHOOK_PORT (any
 status counts: a GET on the webhook path is answered 405). Polling mode: the database must answer
-``SELECT 1``. Standard library only for the webhook check; the database check uses jifen's engine.
+``SELECT 1``. The settings are the bot's own (`bot.settings`: the environment, then `.env`).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from bot.settings import InvalidSettings, Settings
+
 TIMEOUT = 5.0
 
 
-def webhook_ok(url: str) -> bool:
-    listen = os.environ.get("WEBHOOK_LISTEN", "0.0.0.0")
-    host = "127.0.0.1" if listen in ("", "0.0.0.0", "::") else listen
+def webhook_ok(url: str, listen: str, port: int) -> bool:
+    host = "127.0.0.1" if listen in ("0.0.0.0", "::") else listen
     if ":" in host:
         host = f"[{host}]"
-    port = int(os.environ.get("WEBHOOK_PORT", "8443"))
     local = f"http://{host}:{port}{urlsplit(url).path or '/'}"
     try:
         with urllib.request.urlopen(local, timeout=TIMEOUT):
@@ -33,13 +32,13 @@ def webhook_ok(url: str) -> bool:
         return False
 
 
-def database_ok() -> bool:
+def database_ok(url: str) -> bool:
     from sqlalchemy import text
 
     from storage.db import make_engine
 
     try:
-        engine = make_engine()
+        engine = make_engine(url)
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         engine.dispose()
@@ -50,8 +49,16 @@ def database_ok() -> bool:
 
 
 def main() -> int:
-    url = os.environ.get("WEBHOOK_URL")
-    return 0 if (webhook_ok(url) if url else database_ok()) else 1
+    try:
+        config = Settings.load()
+    except InvalidSettings as err:
+        print(err, file=sys.stderr)
+        return 1
+    if config.webhook_url:
+        healthy = webhook_ok(config.webhook_url, config.webhook_listen, config.webhook_port)
+    else:
+        healthy = database_ok(config.database_url)
+    return 0 if healthy else 1
 
 
 if __name__ == "__main__":

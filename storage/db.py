@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,15 +14,6 @@ from sqlmodel import Session, create_engine
 BUSY_TIMEOUT_MS = 30_000
 
 
-def data_dir() -> Path:
-    """Where the default SQLite file lives: $JIFEN_DATA_DIR, else ./data."""
-    return Path(os.environ.get("JIFEN_DATA_DIR") or "data")
-
-
-def default_url() -> str:
-    return os.environ.get("DATABASE_URL") or f"sqlite:///{data_dir() / 'jifen.sqlite3'}"
-
-
 def normalise_url(url: str) -> str:
     """Accept plain postgres:// URLs and pick the psycopg 3 driver."""
     for prefix in ("postgres://", "postgresql://"):
@@ -32,8 +22,9 @@ def normalise_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str | None = None) -> Engine:
-    url = normalise_url(url or default_url())
+def make_engine(url: str) -> Engine:
+    """The engine of the database at `url` (an SQLAlchemy URL; plain postgres:// too)."""
+    url = normalise_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from telegram import Update
 
 from bot.app import build_application
-from bot.config import Config
+from bot.settings import Settings
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
 
@@ -73,7 +73,9 @@ async def bot(sqlite_engine: Engine) -> AsyncIterator[Harness]:
     api.set_member(GROUP.id, ANN, "creator")
     api.set_member(GROUP.id, BOB, "administrator")
     app = build_application(
-        Config(token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False),
+        Settings.given(
+            token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=None
+        ),
         engine=sqlite_engine,
         request=EmulatorRequest(api),
         updates_request=EmulatorRequest(api),

@@ -21,7 +21,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.app import build_application
-from bot.config import Config
+from bot.settings import Settings
 from tests.emulator.api import CallbackAnswer, Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
 
@@ -157,7 +157,7 @@ class BotUnderTest:
 
 
 def make_bot(
-    engine: Engine, *, flood: bool = False, config: Config | None = None
+    engine: Engine, *, flood: bool = False, config: Settings | None = None
 ) -> Iterator[BotUnderTest]:
     """A started bot over a fresh fake Bot API (generator: use as a fixture body).
 
@@ -169,7 +169,10 @@ def make_bot(
     api = FakeBotApi(first_update_id=UPDATE_ID_BASE + fresh_id() * 10_000_000)
     loop = asyncio.new_event_loop()
     app = build_application(
-        config or Config(token="123:TEST", database_url=str(engine.url), rate_limit=False),
+        config
+        or Settings.given(
+            token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
+        ),
         engine=engine,
         request=EmulatorRequest(api),
         updates_request=EmulatorRequest(api),

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.config import Config, parse_flood
 from bot.flood import FloodGuard, Verdict
+from bot.settings import Settings
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import BotUnderTest, make_bot
 
@@ -174,7 +174,7 @@ def test_many_users_in_many_chats_stay_within_their_limits() -> None:
 @pytest.fixture
 def flood_bot(sqlite_engine: Engine) -> Iterator[BotUnderTest]:
     """The bot with a small limit: 3 commands per 60 s per user and chat."""
-    config = Config(
+    config = Settings.given(
         token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=(3, 60.0)
     )
     yield from make_bot(sqlite_engine, flood=True, config=config)
@@ -207,9 +207,3 @@ def test_a_flooding_member_gets_one_warning_and_cannot_touch_the_ledger(
     # Others are not slowed down: another member, the same member elsewhere.
     assert bot.say(bob, "/standings", group).sent
     assert bot.say(ann, "/help", other).sent
-
-
-def test_flood_setting_from_the_environment() -> None:
-    assert parse_flood("20/10") == (20, 10.0)
-    assert parse_flood("5/2.5") == (5, 2.5)
-    assert parse_flood("off") is None
