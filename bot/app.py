@@ -20,6 +20,7 @@ from telegram.request import BaseRequest
 from bot import handlers
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
+from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
 from service.core import Service
 from storage.db import make_engine
@@ -42,7 +43,7 @@ MENU = (
 )
 
 
-async def set_menu(application: Application) -> None:  # type: ignore[type-arg]
+async def set_menu(application: AnyApplication) -> None:
     """The command menu in English and Chinese, for private and group chats. A Bot API server
     that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
     try:
@@ -56,7 +57,7 @@ async def set_menu(application: Application) -> None:  # type: ignore[type-arg]
         log.warning("could not set the command menu", exc_info=True)
 
 
-async def close_service(application: Application) -> None:  # type: ignore[type-arg]
+async def close_service(application: AnyApplication) -> None:
     application.bot_data["service"].close()
 
 
@@ -66,9 +67,9 @@ def build_application(
     engine: Engine | None = None,
     request: BaseRequest | None = None,
     updates_request: BaseRequest | None = None,
-) -> Application:  # type: ignore[type-arg]
+) -> AnyApplication:
     """The bot; `request` replaces the network layer (offline console, tests)."""
-    builder = Application.builder().token(config.token or "0:offline")
+    builder: AnyBuilder = Application.builder().token(config.token or "0:offline")
     if request is not None:
         builder = builder.request(request).get_updates_request(updates_request or request)
     if config.api_base_url:

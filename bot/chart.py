@@ -140,7 +140,7 @@ def _label(line: ChartLine) -> str:
 
 def _legend_width(canvas: FigureCanvasAgg, labels: Sequence[str]) -> float:
     """Inches for the legend right of the plots: its longest label, the line sample, margins."""
-    renderer = canvas.get_renderer()
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]  # untyped in matplotlib
     prop = font(LEGEND_SIZE)
     widest = max(
         (renderer.get_text_width_height_descent(s, prop, ismath=False)[0] for s in labels),

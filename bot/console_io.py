@@ -17,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO, TypeAlias
+from typing import Any, TextIO
 
 from telegram import Update
-from telegram.ext import Application
 
 from bot.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
+from bot.ptb_types import AnyApplication
 
 CONSOLE_TITLE = "console"
 FIRST_SPEAKER = "me"
@@ -31,8 +31,6 @@ BANNER = "jifen console: type 'Name: /command' or 'Name: [Button]'; Ctrl-D quits
 _SPEAKER = re.compile(r"^([^\s:：/\[#][^:：]{0,63}?)\s*[:：]\s?(.*)$")
 _BUTTON = re.compile(r"^\[(.+)\]$")
 NOT_SEEN = "(the bot does not see this: in a group it gets only commands, replies to it, @{bot})"
-
-AnyApplication: TypeAlias = Application[Any, Any, Any, Any, Any, Any]
 
 
 def console_user(name: str) -> User:

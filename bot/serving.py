@@ -23,6 +23,7 @@ from telegram.error import Conflict, NetworkError, RetryAfter, TelegramError, Ti
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
+from bot.ptb_types import AnyApplication
 from bot.updates import ChatLocks
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ async def _until_stopped() -> asyncio.Event:
     return stop
 
 
-async def poll(app: Application) -> None:  # type: ignore[type-arg]
+async def poll(app: AnyApplication) -> None:
     """Long polling; the offset moves past a batch only once all of it was processed."""
     stop = await _until_stopped()
     async with app:
@@ -113,7 +114,7 @@ class _Hook(tornado.web.RequestHandler):
 
 
 async def webhook(
-    app: Application,  # type: ignore[type-arg]
+    app: AnyApplication,
     *,
     listen: str,
     port: int,

@@ -10,7 +10,7 @@ from typing import Any
 def as_record(value: Any) -> dict[str, Any]:
     """A flat dataclass as a dict: `dataclasses.asdict` without its recursive deep copy, which
     was a tenth of a hand's service time."""
-    return {name: getattr(value, name) for name in _field_names(type(value))}
+    return {name: getattr(value, name) for name in _field_names(value.__class__)}
 
 
 @cache

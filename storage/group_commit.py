@@ -82,11 +82,11 @@ class GroupCommit:
     async def submit(self, work: Work[T]) -> T:
         """Run `work` in the next batch; returns once that batch is committed."""
         loop = asyncio.get_running_loop()
-        job = _Job(work, loop.create_future())
-        self._pending.append(job)
+        future: asyncio.Future[T] = loop.create_future()
+        self._pending.append(_Job(work, future))
         if self._drain is None:
             self._drain = loop.create_task(self._drain_pending())
-        return await job.future
+        return await future
 
     async def _drain_pending(self) -> None:
         try:

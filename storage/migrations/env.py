@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 import storage.models  # noqa: F401  (registers the tables)
@@ -13,7 +14,7 @@ config = context.config
 MIGRATION_LOCK = 7_310_451  # pg_advisory_lock key: several workers may start at once
 
 
-def _run(connection) -> None:  # type: ignore[no-untyped-def]
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=SQLModel.metadata,
@@ -31,7 +32,10 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = make_engine(config.get_main_option("sqlalchemy.url") or None)
+    url = config.get_main_option("sqlalchemy.url")
+    if not url:
+        raise SystemExit("alembic: set sqlalchemy.url, or upgrade with `jifen migrate`")
+    engine = make_engine(url)
     with engine.connect() as conn:
         _run(conn)
     engine.dispose()
