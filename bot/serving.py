@@ -20,7 +20,6 @@ from typing import Any
 import tornado.web
 from telegram import Update
 from telegram.error import Conflict, NetworkError, RetryAfter, TelegramError, TimedOut
-from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
 from bot.ptb_types import AnyApplication
@@ -35,13 +34,13 @@ def _chat_id(update: Update) -> int | None:
     return update.effective_chat.id if update.effective_chat else None
 
 
-async def _process_in_order(app: Application, updates: Sequence[Update]) -> None:  # type: ignore[type-arg]
+async def _process_in_order(app: AnyApplication, updates: Sequence[Update]) -> None:
     """One chat's updates, oldest first."""
     for update in updates:
         await app.process_update(update)  # handler errors go to the error handlers
 
 
-async def process_batch(app: Application, updates: Sequence[Update]) -> None:  # type: ignore[type-arg]
+async def process_batch(app: AnyApplication, updates: Sequence[Update]) -> None:
     """A getUpdates batch: chats concurrently, each chat's updates in order (a hand before its
     /undo). Their writes share commits (`storage.group_commit`)."""
     by_chat: dict[int | None, list[Update]] = {}
