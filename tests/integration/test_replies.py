@@ -218,3 +218,32 @@ def test_chinese_replies_have_no_formula_letters(zh: str) -> None:
     for line in zh.splitlines():
         if "/" not in line:  # not a command echoed or /help
             assert not re.search(r"(?<![A-Za-z])[kuV](?![A-Za-z])|\^|\(=", line), line
+
+
+# --- /help against the parser's tables -----------------------------------------------------
+
+_SEPARATORS = re.compile(r"[\s·—()（）：:;；,，\[\]|<>=/]+")
+
+
+def help_of(output: str) -> str:
+    return "\n".join(reply(output, "jifen 积分"))
+
+
+@pytest.mark.parametrize("name", sorted(parsing.USAGE))
+def test_help_lists_every_command(zh: str, en: str, name: str) -> None:
+    for text in (help_of(zh), help_of(en)):
+        assert re.search(rf"/{name}(?![\w])", text), f"/{name} is missing from /help"
+
+
+@pytest.mark.parametrize(
+    "table", ["_HOW", "_PATTERNS", "_FLAGS", "_KONGS", "_GAMES", "_NEW_OPTIONS", "_SETTINGS"]
+)
+def test_help_names_every_keyword_meaning(zh: str, en: str, table: str) -> None:
+    words_by_meaning: dict[object, set[str]] = {}
+    for word, meaning in getattr(parsing, table).items():
+        key = meaning[0] if table == "_NEW_OPTIONS" else meaning  # the option, on or off
+        words_by_meaning.setdefault(key, set()).add(word)
+    for text in (help_of(zh), help_of(en)):
+        tokens = set(_SEPARATORS.split(text.lower()))
+        for meaning, words in words_by_meaning.items():
+            assert tokens & words, f"/help names none of {sorted(words)} ({meaning})"
