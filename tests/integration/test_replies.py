@@ -36,6 +36,7 @@ ZH_EVENING = """\
 老王: /seats 老王 小李 阿张 陈
 老王: /r 老王=25 小李=35 阿张=20 陈=0/20 出 小李 老王 阿张
 老王: /undo
+老王: /rules
 """
 EN_EVENING = """\
 Wang: /help
@@ -215,6 +216,7 @@ def test_510k_replies_show_the_nets_and_say_lianda(zh: str, en: str) -> None:
 
 
 def test_chinese_replies_have_no_formula_letters(zh: str) -> None:
+    assert "一份 = 基数 × 倍数" in zh  # /rules too
     for line in zh.splitlines():
         if "/" not in line:  # not a command echoed or /help
             assert not re.search(r"(?<![A-Za-z])[kuV](?![A-Za-z])|\^|\(=", line), line
