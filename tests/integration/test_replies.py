@@ -37,6 +37,7 @@ ZH_EVENING = """\
 老王: /r 老王=25 小李=35 阿张=20 陈=0/20 出 小李 老王 阿张
 老王: /undo
 老王: /rules
+老王: /set 死双
 """
 EN_EVENING = """\
 Wang: /help
@@ -213,6 +214,13 @@ def test_510k_replies_show_the_nets_and_say_lianda(zh: str, en: str) -> None:
         "[Undo]",
     ]
     assert "马拉松" not in zh
+
+
+def test_chinese_usage_is_written_with_chinese_keywords(zh: str) -> None:
+    assert reply(zh, "⚠️")[1:] == [
+        "请这样写：",
+        "/set 底分 0.5 · /set 语言 中文|英文 · /set 死双 开|关 · /set 零和 开|关",
+    ]
 
 
 def test_chinese_replies_have_no_formula_letters(zh: str) -> None:
