@@ -20,8 +20,10 @@ from service import replies as r
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 
-#: Setting values as a player says them (a language by its own name; a stake as typed).
-SETTING_VALUES = {"on": N_("on"), "off": N_("off"), "zh": "中文", "en": "English"}
+#: Setting values as a player says them: a switch translated, a language by its own name (a
+#: stake stays as typed).
+SWITCH = {"on": N_("on"), "off": N_("off")}
+LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
 
 #: Why a winner's normal payer pays, by the win's formula (m = 2^n for a chain of n kongs).
 WHY = {
@@ -427,14 +429,11 @@ class Renderer:
         )
 
     def _settingchanged(self, v: r.SettingChanged) -> Out:
-        value = SETTING_VALUES.get(v.value)
-        return Out(
-            self._(
-                "Set {key}: {value}.",
-                key=self._(labels.SETTING[v.key]),
-                value=self._(value) if value else escape(v.value),
-            )
-        )
+        if v.value in SWITCH:
+            value = self._(SWITCH[v.value])
+        else:
+            value = escape(LANGUAGE_NAMES.get(v.value, v.value))
+        return Out(self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=value))
 
     def _info(self, v: r.Info) -> Out:
         params = {k: self._param(k, x) for k, x in v.params.items() if k != "usage"}

@@ -55,6 +55,8 @@ Wang: /new 510k
 Wang: /seats Wang Li Zhang Chen
 Wang: /r Wang=25 Li=35 Zhang=20 Chen=0/20 out Li Wang Zhang
 Wang: /undo
+Wang: /set lang zh
+Wang: /set lang en
 """
 
 
@@ -162,6 +164,10 @@ def test_sisuang_doubles_the_sealed_line_only(zh: str, en: str) -> None:
         "  Chen → Li 4 · 封胡 sealed, 死双: pays it twice again: 2 × 2",
         "Net this hand: Wang -2 · Li +6 · Zhang 0 · Chen -4",
     ]
+
+
+def test_a_language_is_set_by_its_name(en: str) -> None:
+    assert en.splitlines()[-4:] == ["已设置语言：中文。", "", "Set language: English.", ""]
 
 
 def test_undo_shows_the_nets_taken_back(zh: str, en: str) -> None:
