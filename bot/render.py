@@ -173,13 +173,14 @@ class Renderer:
         if not wins:
             head += " · " + self._("流局 drawn hand")
         lines = [head + f" — <i>{quote(view.text)}</i>"]
-        names, seats = view.data["names"], view.data["seats"]
-        for win in wins:
-            winner = names[seats.index(win["winner"])]
+        # Each win's payments come together, in the order of the wins, all to its winner.
+        by_winner: dict[str, list[r.Payment]] = {}
+        for p in view.payments:
+            if p.reason != "kong":
+                by_winner.setdefault(p.payee or "?", []).append(p)
+        for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
             lines.append(self.win_line(winner, win["value"]))
-            lines += [
-                self.payment(p) for p in view.payments if p.payee == winner and p.reason != "kong"
-            ]
+            lines += [self.payment(p) for p in paid]
         lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
 
