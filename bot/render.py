@@ -20,6 +20,44 @@ from service import replies as r
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 
+#: Setting values as a player says them: a switch translated, a language by its own name (a
+#: stake stays as typed).
+SWITCH = {"on": N_("on"), "off": N_("off")}
+LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
+
+#: Why a winner's normal payer pays, by the win's formula (m = 2^n for a chain of n kongs).
+WHY = {
+    "self_draw": N_("self-draw"),
+    "small_pao": N_("small hand on a discard"),
+    "big_pao": N_("big hand on a discard: {unit} × 1.5"),
+    "big_cannon": N_("pays for all three: 3 × {unit}"),
+    "double_self_draw": N_("each pays double: 2 × {unit}"),
+    "gangkai_concealed": N_("each pays {unit} × {m} + {n}"),
+    "gangkai_exposed": N_("the first konged player pays for all three: 3 × {unit} × {m} + {n}"),
+}
+CANNON_CHAIN = N_("pays for all three, {n} kongs in a row: 3 × {unit} × {m}")
+#: Wins the three others pay (self-drawn): a sealed player pays all three shares.
+EACH_PAYS = frozenset({"self_draw", "double_self_draw", "gangkai_concealed"})
+KONGED = "gangkai_exposed"  # the konged player pays: a sealed player pays it instead
+#: Why a sealed player (封胡) pays: (without 死双, with 死双) by kind of win.
+SEALED = {
+    "each": (
+        N_("封胡 sealed: pays for all three, 3 × {value}"),
+        N_("封胡 sealed, 死双: pays for all three, doubled: 3 × {value} × 2"),
+    ),
+    "konged": (
+        N_("封胡 sealed: pays the 杠上花 instead of the konged player: 3 × {unit} × {m} + {n}"),
+        N_(
+            "封胡 sealed, 死双: pays the 杠上花 instead of the konged player, doubled: "
+            "(3 × {unit} × {m} + {n}) × 2"
+        ),
+    ),
+    "pao": (
+        N_("封胡 sealed: pays the same again"),
+        N_("封胡 sealed, 死双: pays it twice again: 2 × {value}"),
+    ),
+}
+
 
 def quote(command: str) -> str:
     """A recorded command as echoed in replies: escaped and cut to a sensible length."""
@@ -99,78 +137,92 @@ class Renderer:
         hand = view.kind == EventKind.HAND
         what = self._("hand #{n}", n=view.hand_no) if hand else self._("the kong")
         lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
-        lines += [self.payment(p, negate=True) for p in view.payments]
+        net = tuple((name, -amount) for name, amount in view.net)
+        if net:
+            lines.append(self._("Balances change by: {net}", net=self.net(net)))
+        else:
+            lines.append(self._("No points change: the kong was not settled yet."))
         if reply.dealer is not None:
             lines.append(self._("Dealer: {name}", name=escape(reply.dealer)))
         return Out("\n".join(lines))
 
     def hand(self, view: r.HandView) -> list[str]:
-        """The lines describing one recorded hand or kong, with its payments."""
+        """The lines describing one recorded hand or kong, with its payments and nets."""
         if view.kind == EventKind.KONG:
             return self.kong(view)
-        if view.game == Game.MAHJONG:
-            return self.mahjong(view)
-        return self.k510(view)
+        lines = self.mahjong(view) if view.game == Game.MAHJONG else self.k510(view)
+        return [*lines, self._("Net this hand: {net}", net=self.net(view.net))]
+
+    @staticmethod
+    def net(net: Sequence[tuple[str, Fraction]]) -> str:
+        """`老王 +36 · 小李 -12 · 阿张 -12 · Chen -12`."""
+        return " · ".join(f"{escape(name)} {fmt(amount, signed=True)}" for name, amount in net)
 
     def kong(self, view: r.HandView) -> list[str]:
         kong = view.data["kong"]
         return [
             self._("🀄 Kong recorded: {kind}", kind=self._(labels.KONG[kong["kind"]]))
             + f" — <i>{quote(view.text)}</i>",
-            self._("Kong points settle when the hand ends."),
+            self._("Nobody's points change now: kong points settle when the hand ends."),
         ]
 
     def mahjong(self, view: r.HandView) -> list[str]:
+        """The hand, then each winner with the payments for his win, then the kong points."""
         head = self._("🀄 Hand #{n}", n=view.hand_no)
         wins = view.data.get("wins", [])
         if not wins:
             head += " · " + self._("流局 drawn hand")
         lines = [head + f" — <i>{quote(view.text)}</i>"]
-        lines += [self.win_line(win["value"]) for win in wins]
-        lines += [self.payment(p) for p in view.payments]
-        if not view.payments:
-            lines.append(self._("No payments."))
+        # Each win's payments come together, in the order of the wins, all to its winner.
+        by_winner: dict[str, list[r.Payment]] = {}
+        for p in view.payments:
+            if p.reason != "kong":
+                by_winner.setdefault(p.payee or "?", []).append(p)
+        for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
+            lines.append(self.win_line(winner, win["value"]))
+            lines += [self.payment(p) for p in paid]
+        lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
 
-    def win_line(self, value: Mapping[str, Any]) -> str:
+    def win_line(self, winner: str, value: Mapping[str, Any]) -> str:
+        """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`."""
         pattern = value["pattern"] + (str(value["groups"]) if value["pattern"] == "qidui" else "")
         parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
         parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
-        maths = self._(
-            "k={k}, base {base}, unit u={unit}",
-            k=value["k"],
-            base=value["base"],
-            unit=value["unit"],
-        )
-        return "• " + " · ".join(parts) + f"\n  {maths}; {self.formula(value)}"
+        if value["formula"] != "small_pao":  # a small hand on a discard pays 2 or 4, no unit
+            parts.append(
+                self._(
+                    "base {base} × {k} = {unit}",
+                    base=value["base"],
+                    k=value["k"],
+                    unit=value["unit"],
+                )
+            )
+        return self._("• {winner} wins: {what}", winner=escape(winner), what=" · ".join(parts))
 
-    def formula(self, v: Mapping[str, Any]) -> str:
+    def why(self, p: r.Payment) -> str:
+        """Why `p` is paid, in the words and numbers of the table."""
+        v = p.detail
+        if p.reason == "kong":
+            return self._(labels.KONG[v["kind"]])
         n = int(v["chain"])
-        templates = {
-            "self_draw": N_("each of the others pays u = {value}"),
-            "small_pao": N_("small hand on a discard: {value}"),
-            "big_pao": N_("big hand on a discard: 3u/2 = {value}"),
-            "big_cannon": N_("big cannon: 3u × 2^{e} = {value}"),
-            "double_self_draw": N_("each of the others pays 2u = {value}"),
-            "gangkai_concealed": N_("each of the others pays 2^{n}·u + {n} = {value}"),
-            "gangkai_exposed": N_("the first konged player pays 2^{n}·3u + {n} = {value}"),
-        }
-        return self._(templates[v["formula"]], value=v["value"], n=n, e=n - 1)
+        numbers = {"value": v["value"], "unit": v["unit"], "n": n, "m": 2**n}
+        if p.reason == "sealed":
+            formula = v["formula"]
+            family = "each" if formula in EACH_PAYS else "konged" if formula == KONGED else "pao"
+            return self._(SEALED[family][bool(v["sisuang"])], **numbers)
+        if v["formula"] == "big_cannon" and n > 1:
+            return self._(CANNON_CHAIN, **numbers | {"m": 2 ** (n - 1)})
+        return self._(WHY[v["formula"]], **numbers)
 
-    def payment(self, p: r.Payment, *, negate: bool = False) -> str:
+    def payment(self, p: r.Payment) -> str:
+        """`  小李 → 老王 12 · 自摸` (510K: `  老王 +22.5`)."""
         if p.reason == "score":
             name = p.payee if p.payee is not None else p.payer
             amount = p.amount if p.payee is not None else -p.amount
-            amount = -amount if negate else amount
             return f"  {escape(name or '?')} {fmt(amount, signed=True)}"
-        payer, payee = (p.payee, p.payer) if negate else (p.payer, p.payee)
-        why = {
-            "win": "",
-            "kong": " · " + self._(labels.KONG.get(str(p.detail.get("kind")), "")),
-            "sealed": " · "
-            + (self._("封胡 sealed, 死双") if p.detail.get("sisuang") else self._("封胡 sealed")),
-        }.get(p.reason, "")
-        return f"  {escape(payer or '?')} → {escape(payee or '?')} {fmt(p.amount)}{why}"
+        payer, payee = escape(p.payer or "?"), escape(p.payee or "?")
+        return f"  {payer} → {payee} {fmt(p.amount)} · {self.why(p)}"
 
     def k510(self, view: r.HandView) -> list[str]:
         data = view.data
@@ -184,7 +236,7 @@ class Renderer:
                 self._("Card points this hand: {points}", points=self._points(names, data))
             )
             if not marathon["finished"]:
-                return lines
+                return [*lines, self._("Scores come when the marathon ends.")]
             lines.append(self._("🏁 The marathon is over after {n} hands.", n=state["hands"]))
         if result is None:
             return lines
@@ -217,10 +269,6 @@ class Renderer:
         if result["incomplete"]:
             total = sum(data["table"]) + sum(data["held"])
             lines.append(self._("Note: the figures add up to {total}, not 100.", total=total))
-        lines.append(self._("Scores:"))
-        lines += [self.payment(p) for p in view.payments]
-        zero = [n for n, s in zip(names, result["scores"], strict=True) if Fraction(s) == 0]
-        lines += [f"  {escape(n)} 0" for n in zero]
         return lines
 
     def _points(self, names: Sequence[str], data: Mapping[str, Any]) -> str:
@@ -327,8 +375,10 @@ class Renderer:
                 continue
             lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
             for payer, payee, amount in plan:
-                money = f" (= {fmt(amount * v.stake)})" if v.stake else ""
-                lines.append(f"{escape(payer)} → {escape(payee)} {fmt(amount)}{money}")
+                line = f"{escape(payer)} → {escape(payee)} {fmt(amount)}"
+                if v.stake:
+                    line += " · " + self._("{money} in money", money=fmt(amount * v.stake))
+                lines.append(line)
             if unit == Unit.K510:
                 lines.append(self._("(510K scores are not zero-sum: settled around the average.)"))
         if v.stake:
@@ -380,9 +430,11 @@ class Renderer:
         )
 
     def _settingchanged(self, v: r.SettingChanged) -> Out:
-        return Out(
-            self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=escape(v.value))
-        )
+        if v.value in SWITCH:
+            value = self._(SWITCH[v.value])
+        else:
+            value = escape(LANGUAGE_NAMES.get(v.value, v.value))
+        return Out(self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=value))
 
     def _info(self, v: r.Info) -> Out:
         params = {k: self._param(k, x) for k, x in v.params.items() if k != "usage"}

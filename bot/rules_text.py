@@ -88,15 +88,21 @@ def rules_text(_: Gettext, v: RulesView) -> str:
 
 
 HELP = N_(
-    "jifen 积分 keeps score for mahjong and 510K.\n"
-    "/new mahjong · /new 510k · /new 510k3 [marathon] — open a table\n"
-    "/join · /join 小李 · /seats A B C D · /dealer A · /players\n"
-    "/gang A an · /gang A ming C · /gang A bu C — record a kong\n"
-    "/hu A zimo qys pph · /hu 2 pao 3 · /hu A pao C; B pao C · /liuju\n"
-    "/r A=30 B=20 C=40 D=10 out A C — a 510K hand\n"
-    "/undo · /standings · /history · /settle · /rules\n"
-    "Admins: /reset · /seasons · /set stake 0.5 · /set lang zh|en · /set sisuang on|off · "
-    "/set zerosum on|off"
+    "jifen 积分 keeps score for mahjong and 510K. A player is a name, a seat 1–4, @username or "
+    "me.\n"
+    "Tables: /new mahjong [sisuang] · /new 510k [marathon] [zerosum] · /new 510k3 [marathon] · "
+    "/join [guest] · /seats A B C D · /dealer A · /players\n"
+    "Kongs: /gang A an · /gang A ming C · /gang A bu C (C: whose tile)\n"
+    "Wins: /hu A <how> [pattern] [flags] · two winners: /hu A pao C; B pao C · drawn: /liuju\n"
+    "How: zimo · pao C · gangkai [n] · gangpao C [n] · qianggang C [n] · quanqiupao C · haidi · "
+    "haidipao C · tianhu · dihu · renhu\n"
+    "Patterns: jihu · pph · qidui · qidui1 · qidui2 · qidui3 — flags: qys · mq · qqr · feng B "
+    "(B is sealed)\n"
+    "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
+    "Everyone: /undo · /standings · /history · /settle · /stats · /chart · /export · /rules · "
+    "/help\n"
+    "Admins: /reset · /seasons · /link 小李 @user · /set stake 0.5 · /set lang zh|en · "
+    "/set sisuang on|off · /set zerosum on|off"
 )
 
 

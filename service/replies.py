@@ -37,6 +37,18 @@ class HandView:
     payments: tuple[Payment, ...]
     data: Mapping[str, Any]
 
+    @property
+    def net(self) -> tuple[tuple[str, Fraction], ...]:
+        """Each player's net for this record: the seated players in seat order (0 included),
+        then anyone else its payments name; a kong (settled with its hand) has none."""
+        totals = dict.fromkeys(self.data.get("names", ()), Fraction(0))
+        for p in self.payments:
+            if p.payer is not None:
+                totals[p.payer] = totals.get(p.payer, Fraction(0)) - p.amount
+            if p.payee is not None:
+                totals[p.payee] = totals.get(p.payee, Fraction(0)) + p.amount
+        return tuple(totals.items())
+
 
 @dataclass(frozen=True)
 class Progress:

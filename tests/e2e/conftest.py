@@ -77,7 +77,8 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None
 
 _STANDING = re.compile(r"^\d+\. (?P<name>.+) (?P<amount>[+-]\d+(?:\.\d+)?|0)$")
 _TRANSFER = re.compile(r"^\s+(?P<payer>.+?) → (?P<payee>.+?) (?P<amount>\d+(?:\.\d+)?)(?: · .*)?$")
-_SCORE = re.compile(r"^\s+(?P<name>.+) (?P<amount>[+-]\d+(?:\.\d+)?|0)$")
+_SCORE = re.compile(r"^(?P<name>.+) (?P<amount>[+-]\d+(?:\.\d+)?|0)$")
+_NET = "Net this hand: "
 CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
@@ -117,14 +118,14 @@ def transfers(text: str) -> list[tuple[str, str, Fraction]]:
 
 
 def k510_scores(text: str) -> dict[str, Fraction]:
-    """The per-player scores after ``Scores:`` in a 510K hand reply."""
-    lines = text.splitlines()
-    assert "Scores:" in lines, f"no scores in {text!r}"
+    """Each player's net of a 510K hand reply: its ``Net this hand: A +22.5 · B 0 …`` line."""
+    nets = [line for line in text.splitlines() if line.startswith(_NET)]
+    assert len(nets) == 1, f"no net line in {text!r}"
     found = {}
-    for line in lines[lines.index("Scores:") + 1 :]:
-        match = _SCORE.match(line)
-        if match:
-            found[match["name"]] = Fraction(match["amount"])
+    for part in nets[0].removeprefix(_NET).split(" · "):
+        match = _SCORE.match(part)
+        assert match, f"not 'name amount': {part!r}"
+        found[match["name"]] = Fraction(match["amount"])
     return found
 
 

@@ -350,7 +350,7 @@ def test_language_of_the_sender_then_of_the_chat(polling: Bots) -> None:
     assert "赛季" in group.text(wang, "/standings")
 
     client.set_member(group.chat, boss, "administrator")
-    assert group.text(boss, "/set lang en") == "Set language: en."
+    assert group.text(boss, "/set lang en") == "Set language: English."
     english = group.text(wang, "/standings")
     assert "Standings of season 1" in english and "赛季" not in english, english
     assert "sits down" in group.text(wang, "/join")

@@ -105,7 +105,7 @@ async def test_a_hand_is_recorded_with_payments_and_an_undo_button(bot: Harness)
     await bot.seat()
     entries = await bot.say(CAT, "/hu@jifen_bot Ann zimo qys pph")
     text = entries[0].plain_text
-    assert "Bob → Ann 12" in text and "Dan → Ann 12" in text and "u=12" in text
+    assert "Bob → Ann 12" in text and "Dan → Ann 12" in text and "base 3 × 4 = 12" in text
     entry, data = undo_button(entries)
     standings = await bot.text(DAN, "/standings")
     assert standings.splitlines()[-4:] == ["1. Ann +36", "2. Bob -12", "3. Cat -12", "4. Dan -12"]

@@ -150,4 +150,4 @@ def test_an_error_in_zh_translates_the_message_its_problem_and_its_usage() -> No
         N_("/hu <winner> <how> [pattern] [flags]"),
     )
     assert "这一局没法计分：天胡只能是庄家胡" in out.text
-    assert "/hu &lt;赢家&gt; &lt;胡法&gt; [牌型] [标志]" in out.text
+    assert "/hu &lt;赢家&gt; &lt;胡法&gt; [牌型] [加番]" in out.text
