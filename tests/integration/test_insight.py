@@ -355,4 +355,4 @@ def test_a_crowded_head_to_head_is_cut_short() -> None:
 def test_games_are_in_the_standings_order() -> None:
     from scoring.games import Unit
 
-    assert insight.UNITS == tuple(Unit)  # /standings and /settle show sections in Unit order
+    assert tuple(Unit) == insight.UNITS  # /standings and /settle show sections in Unit order
