@@ -59,6 +59,7 @@ __all__ = [
     "command_text",
     "normalise",
     "parse",
+    "synonyms",
 ]
 
 
@@ -305,6 +306,17 @@ _SWITCH = _aliases(
         "off": ("off", "false", "0", "no", "关", "关闭", "否"),
     }
 )
+
+
+def synonyms() -> str:
+    """The Chinese words of /hu that mean the same, for /rules: `自摸 = 自摸胡 · …`."""
+    same: dict[object, list[str]] = {}
+    for table in (_HOW, _PATTERNS, _FLAGS):
+        for word, meaning in table.items():
+            if not word.isascii():
+                same.setdefault(meaning, []).append(word)
+    return " · ".join(f"{words[0]} = {' '.join(words[1:])}" for words in same.values() if words[1:])
+
 
 # What is allowed, for error messages (language-neutral: keywords only).
 _HOW_LIST = (

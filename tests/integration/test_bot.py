@@ -271,6 +271,13 @@ async def test_glued_and_regional_words_score_like_the_spaced_ones(bot: Harness)
     assert standings == ["1. Ann +86", "2. Bob -28", "3. Dan -28", "4. Cat -30"]
 
 
+async def test_rules_list_the_words_for_the_same_thing(bot: Harness) -> None:
+    rules = await bot.text(ANN, "/rules")
+    assert "鸡胡 = 平胡 屁胡" in rules and "七大对 = 龙七对 龙七" in rules
+    assert "点炮 = 放炮 放铳 放冲 接炮" in rules and "豪七 is refused" in rules
+    assert "同义词：自摸 = 自摸胡" in await bot.text(ZHANG, "/rules")
+
+
 async def test_an_ambiguous_word_is_refused_with_the_choices(bot: Harness) -> None:
     await bot.seat()
     text = await bot.text(CAT, "/hu Ann 自摸 豪七")
