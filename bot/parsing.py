@@ -1125,16 +1125,19 @@ def command_text(text: str, bot_username: str) -> str | None:
     """`text` as a command for this bot when Telegram may not have marked it as one: `/胡 …`
     (Telegram marks only Latin commands) or any known command word, and `@thisbot /command …`
     (returned without the mention). None for anything else: unknown words (`/胡说`), a command
-    for another bot, a mention not followed by a command, ordinary text."""
-    text = normalise(text).strip()
+    for another bot, a mention not followed by a command, ordinary text. The command is returned
+    as typed (full-width forms kept: it is recorded with the hand)."""
+    read = normalise(text)  # as long as `text`, character for character
+    start, end = len(read) - len(read.lstrip()), len(read.rstrip())
+    read = read[start:end]
     bot = bot_username.removeprefix("@").lower()
-    if mention := _MENTION.match(text):
-        return mention.group("rest") if mention.group("bot").lower() == bot else None
-    head = _HEAD.match(text)
+    if mention := _MENTION.match(read):
+        return text[start + mention.start("rest") : end] if mention["bot"].lower() == bot else None
+    head = _HEAD.match(read)
     if head is None or _name(head) is None:
         return None
     addressee = head.group("bot")
-    return text if addressee is None or addressee.lower() == bot else None
+    return text[start:end] if addressee is None or addressee.lower() == bot else None
 
 
 def parse(text: str, bot_username: str | None = None) -> Request:

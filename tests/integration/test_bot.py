@@ -313,6 +313,7 @@ async def test_chinese_commands_where_telegram_delivers_them(bot: Harness) -> No
     # ... unless it mentions the bot, or answers one of its messages.
     recorded = await bot.deliver(CAT, "@jifen_bot /胡 Ann 自摸")
     assert "Bob → Ann 3" in plain(recorded)
+    assert "Hand #1 — /胡 Ann 自摸\n" in plain(recorded)  # recorded without the mention
     assert recorded is not None and (message_id := recorded[0].message_id)
     assert "1. Ann +9" in plain(await bot.deliver(DAN, "/排名", reply_to=message_id))
     assert "Undone" in plain(await bot.deliver(DAN, "/撤销", reply_to=message_id))

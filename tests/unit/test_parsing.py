@@ -806,8 +806,9 @@ def test_latin_typos_are_still_guessed() -> None:
 
 COMMAND_TEXTS: list[tuple[str, str | None]] = [
     ("/胡 老王 自摸", "/胡 老王 自摸"),
-    ("／撤销", "/撤销"),
+    ("／撤销", "／撤销"),  # as typed: recorded with the hand
     ("/排名。", "/排名"),
+    ("　＠ｊｉｆｅｎ＿ｂｏｔ　／胡　老王，自摸 ", "／胡　老王，自摸"),
     ("/hu 2 pao 3", "/hu 2 pao 3"),
     ("/胡@jifen_bot 老王 自摸", "/胡@jifen_bot 老王 自摸"),
     ("@jifen_bot /胡 老王 自摸", "/胡 老王 自摸"),
