@@ -318,6 +318,7 @@ async def test_chinese_commands_where_telegram_delivers_them(bot: Harness) -> No
     assert "1. Ann +9" in plain(await bot.deliver(DAN, "/排名", reply_to=message_id))
     assert "Undone" in plain(await bot.deliver(DAN, "/撤销", reply_to=message_id))
     assert "Bob → Ann 3" in plain(await bot.deliver(CAT, "@jifen_bot /hu Ann zimo"))
+    assert "unknown command /weather" in plain(await bot.deliver(DAN, "@jifen_bot /weather"))
     # Delivered but not a command: no answer.
     assert await bot.deliver(DAN, "@jifen_bot 谢谢") == []
     assert await bot.deliver(DAN, "好的", reply_to=message_id) == []
