@@ -84,6 +84,12 @@ class Out:
     buttons: tuple[tuple[Button, ...], ...] = ()
 
 
+NOT_CONCEALED = N_(
+    "ℹ️ {name}'s hand was scored as not concealed (门清 not given): if it was concealed, /undo "
+    "and write it again with mq."
+)
+
+
 class Renderer:
     """Renders replies in one language."""
 
@@ -127,6 +133,8 @@ class Renderer:
             lines.append(self.progress(reply.progress))
         if reply.dealer is not None:
             lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
+        for name in reply.not_concealed:
+            lines.append(self._(NOT_CONCEALED, name=escape(name)))
         if reply.repeated:
             lines.append(self._("(This was recorded already; nothing changed.)"))
         buttons = ((Button(self._("Undo"), undo_data(reply.view.event_id)),),)

@@ -84,6 +84,10 @@ def decode(arg: str) -> Wizard | None:
         return None
     if pattern is not None and pattern not in PATTERNS:
         return None
+    if flags is not None and how is not None and pattern is not None:
+        shown = offered(how, pattern, int(flags))
+        if any(int(flags) >> i & 1 and f not in shown for i, f in enumerate(FLAGS)):
+            return None  # a contradiction the screens never offer
     return Wizard(
         winner=int(winner) if winner else None,
         how=how,
@@ -129,20 +133,41 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
         return Out(r._(N_("🀄 Which pattern?")), (*_rows(rows, 2), (cancel,)))
     flags = w.flags or 0
     if w.stage == "":
+        shown = offered(w.how, w.pattern, flags)
         toggles = [
             Button(
                 ("✅ " if flags >> i & 1 else "") + r._(FLAG[FLAG_LABEL[f]]),
                 replace(w, flags=flags ^ (1 << i)).encode(),
             )
             for i, f in enumerate(FLAGS)
+            if f in shown
         ]
         done = Button(r._(N_("Done")), replace(w, stage="ok").encode())
-        return Out(
-            r._(N_("🀄 Any flags? Tap to toggle, then Done.")), (*_rows(toggles), (done, cancel))
-        )
+        text = r._(N_("🀄 Any flags? Tap to toggle, then Done."))
+        if "mq" in shown:
+            text += "\n" + r._(ASK_MENQING)
+        return Out(text, (*_rows(toggles), (done, cancel)))
     text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
     record = Button(r._(N_("Record")), replace(w, stage="go").encode())
     return Out(text, ((record, cancel),))
+
+
+ASK_MENQING = N_(
+    "门清? Tap it if the hand was concealed (nothing punged or konged off a discard): "
+    "otherwise it is scored as not concealed."
+)
+
+
+def offered(how: str, pattern: str, flags: int) -> tuple[str, ...]:
+    """The flags that do not contradict the hand so far: 七对, 天胡, 地胡 and 人胡 are concealed
+    anyway and never 全求人; 门清 and 全求人 exclude each other."""
+    if pattern.startswith("qidui") or HOWS[how].always_concealed:
+        return ("qys",)
+    if flags >> FLAGS.index("mq") & 1:
+        return ("qys", "mq")
+    if flags >> FLAGS.index("qqr") & 1:
+        return ("qys", "qqr")
+    return FLAGS
 
 
 def _rows(buttons: Sequence[Button], width: int = 2) -> tuple[tuple[Button, ...], ...]:

@@ -9,6 +9,7 @@ from scoring import ERROR_CODES, PendingKongs
 from scoring.errors import ScoringError
 from scoring.games import EventKind, Game, Unit
 from scoring.mahjong import settle_hand
+from scoring.mahjong_checks import menqing_unsaid
 from scoring.mahjong_model import (
     HandValue,
     Kong,
@@ -98,7 +99,8 @@ def _settle(
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
-    return Recorded(view=view, dealer=people[result.next_dealer].name)
+    unsaid = tuple(people[w.winner].name for w in wins if menqing_unsaid(hand, w))
+    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
 
 
 def _win(

@@ -65,6 +65,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
 
 
 @dataclass(frozen=True)
