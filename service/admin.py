@@ -13,11 +13,12 @@ from service.unit import Tx
 from storage.gateway import chats, tables
 
 K510_GAMES = (Game.K510, Game.K510_3)
+ADMIN_ONLY = N_("Only group admins can do that.")
 
 
 def require_admin(tx: Tx) -> None:
     if not tx.ctx.is_admin:
-        raise Forbidden(N_("Only group admins can do that."))
+        raise Forbidden(ADMIN_ONLY)
 
 
 def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
