@@ -120,7 +120,7 @@ HELP = N_(
     "Everyone: /undo · /standings · /history · /settle · /stats · /chart · /export · /rules · "
     "/help\n"
     "Admins: /reset · /seasons · /link 小李 @user · /set stake 0.5 · /set lang zh|en · "
-    "/set sisuang on|off · /set zerosum on|off"
+    "/set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai"
 )
 
 

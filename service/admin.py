@@ -41,6 +41,8 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
         chat.stake = Fraction(Decimal(req.value)) or None
     elif req.key is Setting.LANG:
         chat.lang = req.value
+    elif req.key is Setting.TZ:
+        chat.tz = req.value
     else:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES

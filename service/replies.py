@@ -106,6 +106,7 @@ class StandingsView:
 class HistoryView:
     season: int
     hands: tuple[HandView, ...]
+    tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,7 @@ class ExportData:
     season: int
     archived: bool
     rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:
