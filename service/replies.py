@@ -86,6 +86,7 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
 
 
 @dataclass(frozen=True)

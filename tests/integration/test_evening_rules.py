@@ -81,14 +81,34 @@ async def test_the_wizard_offers_no_contradictory_flag(bot: Harness) -> None:
     assert not any("全求人" in label for label in buttons(after))  # 门清 excludes 全求人
 
 
-async def test_the_wizard_refuses_a_kong_contradiction_with_the_reason(bot: Harness) -> None:
+async def test_the_wizard_offers_nothing_the_winners_kongs_contradict(bot: Harness) -> None:
     await bot.seat()
     await bot.say(ANN, "/gang Ann ming Bob")
-    before = await standings(bot)
+    (screen,) = await bot.say(ANN, "/hu")
+    (hows,) = await bot.press(ANN, screen, buttons(screen)["1. Ann"])
+    assert not any(special in label for label in buttons(hows) for special in ("天胡", "人胡"))
+    (screen,) = await bot.say(ANN, "/hu")
+    (bobs,) = await bot.press(ANN, screen, buttons(screen)["2. Bob"])
+    assert "天胡 heavenly hand" in buttons(bobs)  # Bob made no kong
+    flags = await wizard_to_flags(bot, "自摸 self-draw", "鸡胡 plain hand")
+    assert [label for label in buttons(flags) if "门清" in label] == []
+    assert "门清?" not in flags.plain_text  # not asked: it cannot be
+    (screen,) = await bot.say(ANN, "/hu")
+    for label in ("1. Ann", "点炮 on a discard", "2. Bob"):
+        (screen,) = await bot.press(ANN, screen, buttons(screen)[label])
+    assert not any("对" in label for label in buttons(screen))  # no 七对 after a kong
+
+
+async def test_a_kong_recorded_meanwhile_is_refused_at_record_with_the_reason(
+    bot: Harness,
+) -> None:
+    await bot.seat()
     screen = await wizard_to_flags(bot, "自摸 self-draw", "鸡胡 plain hand")
     mq = next(data for label, data in buttons(screen).items() if "门清" in label)
     (screen,) = await bot.press(ANN, screen, mq)
     (screen,) = await bot.press(ANN, screen, buttons(screen)["Done"])
+    await bot.say(ANN, "/gang Ann bu Bob")  # while the buttons were open
+    before = await standings(bot)
     entries = await bot.press(ANN, screen, buttons(screen)["Record"])
     assert any("exposed or added kong" in e.plain_text for e in entries)
     assert await standings(bot) == before  # nothing recorded

@@ -38,3 +38,9 @@ def test_every_decoded_state_has_only_offered_flags(
         return
     shown = offered(how, pattern, flags)
     assert all(f in shown for i, f in enumerate(FLAGS) if flags >> i & 1)
+
+
+def test_the_winners_kongs_rule_out_menqing_or_quanqiuren() -> None:
+    assert offered("zimo", "jihu", 0, frozenset({"an"})) == ("qys", "mq")
+    assert offered("pao", "pph", 0, frozenset({"ming"})) == ("qys", "qqr")
+    assert offered("pao", "pph", 0, frozenset({"an", "bu"})) == ("qys",)
