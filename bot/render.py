@@ -364,8 +364,8 @@ class Renderer:
 
     def _historyview(self, v: r.HistoryView) -> Out:
         title = self._("Last hands, season {n}", n=v.season)
-        zone = self._("times: {zone}", zone=escape(zone_label(v.tz)))
-        lines = [f"<b>{title}</b> ({zone})"]
+        zone = self._("(times: {zone})", zone=escape(zone_label(v.tz)))
+        lines = [f"<b>{title}</b> {zone}"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
