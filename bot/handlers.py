@@ -311,15 +311,16 @@ def is_bare_hu(text: str, bot_username: str) -> bool:
 
 async def seats_for_wizard(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
-) -> tuple[str, ...] | None:
-    """The seated names of a full mahjong table here, or None after telling why not."""
+) -> wizard.Table | None:
+    """The seated names of a full mahjong table here and the hand's kongs, or None after telling
+    why not."""
     try:
         view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
     except ServiceError:  # no table here
         view = None
     message = update.effective_message
     if isinstance(view, TableView) and view.game == Game.MAHJONG and None not in view.seats:
-        return tuple(name for name in view.seats if name is not None)
+        return wizard.Table(tuple(name for name in view.seats if name is not None), view.kongs)
     if message is not None:
         await send(
             message, renderer.error(N_("The /hu buttons need a full mahjong table here."), {})
@@ -344,7 +345,7 @@ async def wizard_step(
     assert query is not None and isinstance(query.message, Message)
     state = wizard.decode(arg)
     seats = await seats_for_wizard(update, context, renderer) if state else None
-    if state is None or seats is None or (state.winner or 1) > len(seats):
+    if state is None or seats is None or (state.winner or 1) > len(seats.names):
         await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
     await answer(query)

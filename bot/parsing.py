@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TypeVar
 
 from bot.i18n import N_
+from bot.timezones import EXAMPLE, zone_name
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
@@ -108,7 +109,10 @@ USAGE: dict[str, str] = {
     "help": N_("/help"),
     "reset": N_("/reset [confirm]"),
     "seasons": N_("/seasons"),
-    "set": N_("/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off"),
+    "set": N_(
+        "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
+        "/set tz Asia/Shanghai"
+    ),
 }
 
 #: Every command word accepted (lower-case) → its canonical name.
@@ -292,6 +296,7 @@ _SETTINGS = _aliases(
         Setting.LANG: ("lang", "language", "语言"),
         Setting.SISUANG: ("sisuang", "死双"),
         Setting.ZEROSUM: ("zerosum", "零和"),
+        Setting.TZ: ("tz", "timezone", "时区"),
     }
 )
 _LANGS = _aliases(
@@ -330,7 +335,7 @@ _EXTRA_LIST = (
 _KONG_LIST = "an 暗杠 · ming 明杠 · bu 补杠"
 _GAME_LIST = "mahjong 麻将 · 510k 五十k · 510k3"
 _NEW_LIST = f"{_GAME_LIST} · 3 三人 · sisuang 死双 · marathon 连打 · zerosum 零和"
-_SETTING_LIST = "stake · lang · sisuang · zerosum"
+_SETTING_LIST = "stake · lang · sisuang · zerosum · tz"
 _LANG_LIST = "zh 中文 · en english"
 _SWITCH_LIST = "on 开 · off 关"
 
@@ -1032,6 +1037,8 @@ def _parse_set(args: str) -> SetOption:
         )
     if key is Setting.STAKE:
         return SetOption(key, _stake(value, usage))
+    if key is Setting.TZ:
+        return SetOption(key, _zone(value))
     choices, allowed = (_LANGS, _LANG_LIST) if key is Setting.LANG else (_SWITCH, _SWITCH_LIST)
     normalised = choices.get(value.lower())
     if normalised is None:
@@ -1043,6 +1050,22 @@ def _parse_set(args: str) -> SetOption:
             allowed=allowed,
         )
     return SetOption(key, normalised)
+
+
+def _zone(word: str) -> str:
+    """An IANA time zone name (any case), as zoneinfo spells it."""
+    zone = zone_name(word)
+    if zone is None:
+        raise ParseError(
+            N_(
+                "'{word}' is not a time zone; give an IANA name such as {example} "
+                "(or Europe/Berlin, America/New_York, UTC)"
+            ),
+            N_("/set tz Asia/Shanghai"),
+            word=_show(word),
+            example=EXAMPLE,
+        )
+    return zone
 
 
 _Handler = Callable[[str], Request]

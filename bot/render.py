@@ -15,6 +15,7 @@ from bot.i18n import N_, translator
 from bot.numbers import fmt
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
+from bot.timezones import local, zone_label
 from scoring import EventKind, Game, Unit
 from service import replies as r
 
@@ -84,6 +85,12 @@ class Out:
     buttons: tuple[tuple[Button, ...], ...] = ()
 
 
+NOT_CONCEALED = N_(
+    "ℹ️ {name}'s hand was scored as not concealed (门清 not given): if it was concealed, /undo "
+    "and write it again with mq."
+)
+
+
 class Renderer:
     """Renders replies in one language."""
 
@@ -127,6 +134,8 @@ class Renderer:
             lines.append(self.progress(reply.progress))
         if reply.dealer is not None:
             lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
+        for name in reply.not_concealed:
+            lines.append(self._(NOT_CONCEALED, name=escape(name)))
         if reply.repeated:
             lines.append(self._("(This was recorded already; nothing changed.)"))
         buttons = ((Button(self._("Undo"), undo_data(reply.view.event_id)),),)
@@ -355,12 +364,13 @@ class Renderer:
 
     def _historyview(self, v: r.HistoryView) -> Out:
         title = self._("Last hands, season {n}", n=v.season)
-        lines = [f"<b>{title}</b>"]
+        zone = self._("(times: {zone})", zone=escape(zone_label(v.tz)))
+        lines = [f"<b>{title}</b> {zone}"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
             mark = " " + self._("[undone]") if view.undone else ""
-            when = view.at.strftime("%m-%d %H:%M")
+            when = local(view.at, v.tz).strftime("%m-%d %H:%M")
             lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
             lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
         return Out("\n".join(lines))
@@ -432,6 +442,8 @@ class Renderer:
     def _settingchanged(self, v: r.SettingChanged) -> Out:
         if v.value in SWITCH:
             value = self._(SWITCH[v.value])
+        elif v.key == "tz":
+            value = escape(zone_label(v.value))
         else:
             value = escape(LANGUAGE_NAMES.get(v.value, v.value))
         return Out(self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=value))

@@ -13,11 +13,12 @@ from service.unit import Tx
 from storage.gateway import chats, tables
 
 K510_GAMES = (Game.K510, Game.K510_3)
+ADMIN_ONLY = N_("Only group admins can do that.")
 
 
 def require_admin(tx: Tx) -> None:
     if not tx.ctx.is_admin:
-        raise Forbidden(N_("Only group admins can do that."))
+        raise Forbidden(ADMIN_ONLY)
 
 
 def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
@@ -40,6 +41,8 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
         chat.stake = Fraction(Decimal(req.value)) or None
     elif req.key is Setting.LANG:
         chat.lang = req.value
+    elif req.key is Setting.TZ:
+        chat.tz = req.value
     else:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES

@@ -195,4 +195,6 @@ class Service:
         season = chats.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(db, chat, season, ctx), request)
+        tx = Tx(db, chat, season, ctx)
+        view = tables.show_players(tx, request)
+        return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

@@ -65,6 +65,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class StandingsView:
 class HistoryView:
     season: int
     hands: tuple[HandView, ...]
+    tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,7 @@ class ExportData:
     season: int
     archived: bool
     rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:

@@ -175,12 +175,14 @@ class Setting(StrEnum):
     LANG = "lang"
     SISUANG = "sisuang"
     ZEROSUM = "zerosum"
+    TZ = "tz"
 
 
 @dataclass(frozen=True)
 class SetOption:
     key: Setting
-    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off"
+    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
+    # tz an IANA zone name as zoneinfo spells it
 
 
 Request = (

@@ -40,6 +40,7 @@ class Chat(SQLModel, table=True):
     zerosum: bool = Field(sa_column_kwargs=OFF)
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
     next_hand_no: int = Field(sa_column_kwargs=sql_default("1"))  # the next hand number (gapless)
+    tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 
 

@@ -9,13 +9,13 @@ from scoring.games import EventKind
 from storage.rows import ChatRow, SeasonRow
 from storage.sql import Row, Sql
 
-CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no"
+CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz"
 SEASON = "id, number, opened_at, archived_at"
 CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update")  # have chat_id
 
 
 def _chat(row: Row) -> ChatRow:
-    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no = row
+    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz = row
     return ChatRow(
         id_,
         lang,
@@ -24,6 +24,7 @@ def _chat(row: Row) -> ChatRow:
         bool(zerosum),
         next_seq,
         next_hand_no,
+        tz,
     )
 
 
@@ -58,14 +59,15 @@ def save_counters(db: Sql, chat: ChatRow) -> None:
 
 
 def save_settings(db: Sql, chat: ChatRow) -> None:
-    """The chat's settings: language, stake and the default rules of new tables."""
+    """The chat's settings: language, stake, time zone and the default rules of new tables."""
     db.run(
-        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ? WHERE id = ?",
+        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ?, tz = ? WHERE id = ?",
         (
             chat.lang,
             None if chat.stake is None else str(chat.stake),
             chat.sisuang,
             chat.zerosum,
+            chat.tz,
             chat.id,
         ),
     )
