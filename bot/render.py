@@ -10,7 +10,7 @@ from html import escape, unescape
 from typing import Any
 
 from bot import labels
-from bot.callbacks import cancel_data, reset_data, undo_data
+from bot.callbacks import cancel_data, claim_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
 from bot.render_insight import stats_text
@@ -323,7 +323,19 @@ class Renderer:
         free = sum(1 for s in v.seats if s is None)
         if free:
             lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
+        if v.claim is not None:
+            label = self._("I am {name}", name=v.who)
+            data = claim_data(v.claim.player_id, v.claim.user_id)
+            return Out("\n".join(lines), ((Button(label, data),),))
         return Out("\n".join(lines))
+
+    def _claimed(self, v: r.Claimed) -> Out:
+        return Out(
+            self._("You are {name} now: their seat and balance are yours.", name=escape(v.name))
+        )
+
+    def _unlinked(self, v: r.Unlinked) -> Out:
+        return Out(self._("{name} is a guest again, linked to nobody.", name=escape(v.name)))
 
     def _linked(self, v: r.Linked) -> Out:
         return Out(

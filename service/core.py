@@ -16,12 +16,13 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, insight, k510, ledger, mahjong, tables, views
+from service import admin, identity, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
 from service.replies import HelpView, Info, Recorded, Reply
 from service.requests import (
     Chart,
+    Claim,
     Export,
     Gang,
     Help,
@@ -44,6 +45,7 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 from service.unit import Tx
 from storage.db import read_transaction, write_transaction
@@ -58,6 +60,8 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Seats: tables.seats,
     SetDealer: tables.set_dealer,
     Link: tables.link,
+    Unlink: identity.unlink,
+    Claim: identity.claim,
     Gang: mahjong.gang,
     Hu: mahjong.hu,
     Liuju: mahjong.liuju,

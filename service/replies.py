@@ -85,12 +85,35 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
+
+
+@dataclass(frozen=True)
+class Claimable:
+    """A guest the member who seated it may become (a button only that member can press)."""
+
+    player_id: int
+    user_id: int
 
 
 @dataclass(frozen=True)
 class Linked:
     guest: str
     username: str
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A member became a guest: its seat and balance are theirs now."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """A player is a guest again: nobody's account (`/unlink`)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -289,6 +312,8 @@ Reply = (
     | Undone
     | TableView
     | Linked
+    | Claimed
+    | Unlinked
     | StandingsView
     | HistoryView
     | SettleView
