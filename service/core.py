@@ -49,7 +49,7 @@ from service.requests import (
 )
 from service.unit import Tx
 from storage.db import read_transaction, write_transaction
-from storage.gateway import chats
+from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
@@ -124,10 +124,11 @@ class Service:
             chat = chats.get_chat(db, chat_id)
             return chat.lang if chat else None
 
-    def move_chat(self, old_id: int, new_id: int) -> None:
-        """Group → supergroup migration: the chat's records follow it to the new id."""
+    def move_chat(self, old_id: int, new_id: int) -> str:
+        """Group → supergroup migration: the chat's records follow it to the new id, merged
+        with any the new id has already (see `storage.gateway.chat_move`)."""
         with write_transaction(self.engine) as db:
-            chats.move_chat(db, old_id, new_id)
+            return chat_move.move_chat(db, old_id, new_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
@@ -136,7 +137,7 @@ class Service:
         self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         db = Sql(conn)
-        chat = chats.lock_chat(db, ctx.chat_id)
+        chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
         season = chats.current_season(db, chat.id, create=True)
         assert season is not None
