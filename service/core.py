@@ -162,7 +162,11 @@ class Service:
         event = book.event_by_id(tx.db, event_id) if event_id is not None else None
         if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
             return Info(N_("Already done."))
-        return Recorded(view=ledger.hand_views(tx.db, [event])[0], repeated=True)
+        archived = None
+        if event.season_id != tx.season.id:  # a /reset came in between: say where it went
+            archived = chats.season_number(tx.db, event.season_id)
+        view = ledger.hand_views(tx.db, [event])[0]
+        return Recorded(view=view, repeated=True, archived_season=archived)
 
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with read_transaction(self.engine) as db:

@@ -138,6 +138,9 @@ def find_or_add(tx: Tx, ref: PlayerRef) -> PlayerRow:
     for p in known:
         if p.name.casefold() == name.casefold():
             return p
+    actor = tx.ctx.actor
+    if actor.user_id is not None and names.clean(actor.name).casefold() == name.casefold():
+        return sender(tx)  # the sender's own name, not taken by anyone: the sender
     return players.add_player(tx.db, tx.chat.id, name)
 
 

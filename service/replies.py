@@ -65,6 +65,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    archived_season: int | None = None  # the hand's season, when it is no longer the current one
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class Claimable:
 
     player_id: int
     user_id: int
+    name: str  # the guest's
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class Claimed:
     """A member became a guest: its seat and balance are theirs now."""
 
     name: str
+    member: str  # the member's own (Telegram) name, so the table sees who it was
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class ResetAsk:
 class ResetDone:
     archived: int
     new: int
+    last_hand: int | None = None  # the archived season's last hand (one typed meanwhile shows)
 
 
 @dataclass(frozen=True)

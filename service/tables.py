@@ -117,7 +117,8 @@ def join(tx: Tx, req: Join) -> TableView:
     who.require_distinct(who.seated(tx, table))
     tables.set_seats(tx.db, table)
     joined = view(tx, table, "joined", player.name)
-    return identity.offer_claim(tx, joined, player) if req.guest is not None else joined
+    guest = player if req.guest is not None else identity.guest_like(tx, player)
+    return identity.offer_claim(tx, joined, guest)
 
 
 def seats(tx: Tx, req: Seats) -> TableView:

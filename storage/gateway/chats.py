@@ -127,6 +127,20 @@ def season_by_number(db: Sql, chat_id: int, number: int) -> SeasonRow | None:
     return None if row is None else _season(db, row)
 
 
+def season_number(db: Sql, season_id: int) -> int | None:
+    row = db.row("SELECT number FROM season WHERE id = ?", (season_id,))
+    return None if row is None else int(row[0])
+
+
+def last_hand_no(db: Sql, season_id: int) -> int | None:
+    """The number of the season's last hand (undone ones too), None before the first."""
+    row = db.row(
+        "SELECT max(hand_no) FROM event WHERE season_id = ? AND kind = ?",
+        (season_id, EventKind.HAND.value),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
 def seasons_with_hands(db: Sql, chat_id: int) -> list[tuple[SeasonRow, int]]:
     """The chat's seasons, first first, each with its number of hands (undone ones too)."""
     rows = db.rows(

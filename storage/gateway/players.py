@@ -63,3 +63,8 @@ def save_player(db: Sql, player: PlayerRow) -> None:
 def player_in_chat(db: Sql, chat_id: int, player_id: int) -> PlayerRow | None:
     row = db.row(f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND id = ?", (chat_id, player_id))
     return None if row is None else PlayerRow(*row)
+
+
+def has_played(db: Sql, player_id: int) -> bool:
+    """Whether the player sat at a recorded hand (every seated player has a balance then)."""
+    return db.row("SELECT 1 FROM balance WHERE player_id = ? LIMIT 1", (player_id,)) is not None
