@@ -32,6 +32,7 @@ from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
+from service.names import clean, member_name
 from service.replies import ChartData, ExportData, Info, Recorded, Reply, TableView
 from service.requests import Claim, Link, Request, Reset, SetOption, ShowPlayers, Undo, Unlink
 
@@ -61,13 +62,15 @@ def actor_of(update: Update) -> Actor:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     channel = channel_of(message)
     if message is not None and message.sender_chat is not None and channel is not None:
-        title = message.sender_chat.title or message.sender_chat.username or str(channel)
-        return Actor(None, title, message.sender_chat.username, channel_id=channel)
+        sender = message.sender_chat
+        title = clean(sender.title or "") or sender.username or str(channel)
+        return Actor(None, title, sender.username, channel_id=channel)
     if message is not None and chat is not None and message.sender_chat is not None:
-        return Actor(None, chat.title or "admin")
+        return Actor(None, clean(chat.title or "") or "admin")
     if user is None:
         return Actor(None, "?")
-    return Actor(user.id, user.first_name, user.username, user.language_code)
+    name = member_name(user.first_name, user.username, user.id)
+    return Actor(user.id, name, user.username, user.language_code)
 
 
 def thread_of(message: Message | None) -> int:
@@ -164,8 +167,9 @@ async def run(
 
 
 async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Per user and chat: at most `limit` commands and button presses in `window` seconds; the
-    first one over gets one polite warning, the rest are dropped before any database work."""
+    """Per sender (user, or channel posted as) and chat: at most `limit` commands and button
+    presses in `window` seconds; the first one over gets one polite warning, the rest are
+    dropped before any database work."""
     guard: FloodGuard | None = context.bot_data.get("flood")
     key, chat, query = sender_key(update), update.effective_chat, update.callback_query
     if guard is None or key is None or chat is None:
