@@ -49,6 +49,7 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 
 __all__ = [
@@ -94,6 +95,7 @@ USAGE: dict[str, str] = {
     "dealer": N_("/dealer <player>"),
     "players": N_("/players"),
     "link": N_("/link <guest> @<username>"),
+    "unlink": N_("/unlink <player>"),
     "gang": N_("/gang <player> an · /gang <player> ming <from> · /gang <player> bu <from>"),
     "hu": N_("/hu <winner> <how> [pattern] [flags]"),
     "liuju": N_("/liuju"),
@@ -638,6 +640,18 @@ def _parse_link(args: str) -> Link:
     return Link(_guest(guest, usage), ref)
 
 
+def _parse_unlink(args: str) -> Unlink:
+    """`/unlink <player>`: the player is a guest again."""
+    usage = USAGE["unlink"]
+    words = _words(args)
+    if len(words) != 1:
+        raise ParseError(N_("give the name of the player to unlink"), usage)
+    ref = _player(words[0], usage)
+    if ref.kind is not RefKind.NAME:
+        raise ParseError(N_("'{word}' is not a player's name"), usage, word=_show(words[0]))
+    return Unlink(ref.value)
+
+
 # --- mahjong ---
 
 
@@ -1105,6 +1119,7 @@ _HANDLERS: dict[str, _Handler] = {
     "dealer": _parse_dealer,
     "players": _bare(ShowPlayers, "players"),
     "link": _parse_link,
+    "unlink": _parse_unlink,
     "gang": _parse_gang,
     "hu": _parse_hu,
     "liuju": _bare(Liuju, "liuju"),

@@ -31,7 +31,8 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     chats.archive_season(tx.db, old.id)
     tx.season = chats.open_season(tx.db, tx.chat.id, old.number + 1)
     tables.move_open_tables(tx.db, tx.chat.id, tx.season.id)  # seats and dealer stay
-    return ResetDone(archived=old.number, new=tx.season.number)
+    last = chats.last_hand_no(tx.db, old.id)
+    return ResetDone(archived=old.number, new=tx.season.number, last_hand=last)
 
 
 def set_option(tx: Tx, req: SetOption) -> SettingChanged:

@@ -57,6 +57,16 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Unlink:
+    player: str  # the name of a player linked to a Telegram account
+
+
+@dataclass(frozen=True)
+class Claim:
+    player_id: int  # the guest the sender says they are ("I am" button of /join <guest>)
+
+
+@dataclass(frozen=True)
 class Gang:
     player: PlayerRef
     kind: KongKind
@@ -192,6 +202,8 @@ Request = (
     | SetDealer
     | ShowPlayers
     | Link
+    | Unlink
+    | Claim
     | Gang
     | Hu
     | Liuju

@@ -157,3 +157,13 @@ class ProcessedUpdate(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
     processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+
+
+class ChatMove(SQLModel, table=True):
+    """A group that became a supergroup: writes for the old id go to the new one."""
+
+    __tablename__ = "chat_move"
+
+    old_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    new_id: int = Field(sa_type=BigInteger)
+    moved_at: datetime = Field(sa_column_kwargs=NOW)

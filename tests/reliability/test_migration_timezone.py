@@ -1,4 +1,4 @@
-"""Revision 0005_chat_timezone on a database with data: every chat gets the time zone UTC (what
+"""Revision 0005 on a database with data: every chat gets the time zone UTC (what
 its times were shown in so far), nothing else changes, and /set tz works on it."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Existing chats get 'UTC', which is what their times were shown in so far. No data changes.
 
-Revision ID: 0005_chat_timezone
+Revision ID: 0005
 Revises: 0004
 Create Date: 2026-12-01 13:00:00
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005_chat_timezone"
+revision: str = "0005"
 down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
