@@ -111,20 +111,20 @@ def replicate(engine: Engine, chat_id: int, times: int) -> int:
         _insert_many(conn, "event", template.event_cols, (event for event, _ in copies))
         transfers = (t for _, rows in copies for t in rows)
         _insert_many(conn, "transfer", template.transfer_cols, transfers)
-        _insert_many(conn, "processed_update", *_processed(template, copies, chat_id))
+        first = max(UPDATE_ID_BASE, _max(conn, "SELECT max(update_id) FROM processed_update") + 1)
+        _insert_many(conn, "processed_update", *_processed(template, copies, chat_id, first))
         _set_counters(conn, chat_id)
         _recompute_balances(conn, chat_id)
     return template.hands * times
 
 
 def _processed(
-    template: Template, copies: Sequence[tuple[Row, list[Row]]], chat_id: int
+    template: Template, copies: Sequence[tuple[Row, list[Row]]], chat_id: int, first: int
 ) -> tuple[list[str], Iterator[Row]]:
     """One claimed update per copied event, as ``Service._write`` leaves it."""
     id_at, created_at = template.event_cols.index("id"), template.event_cols.index("created_at")
     rows = (
-        (UPDATE_ID_BASE + n, chat_id, event[id_at], event[created_at])
-        for n, (event, _) in enumerate(copies)
+        (first + n, chat_id, event[id_at], event[created_at]) for n, (event, _) in enumerate(copies)
     )
     return ["update_id", "chat_id", "event_id", "processed_at"], rows
 
