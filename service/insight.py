@@ -245,38 +245,87 @@ def _winning_seats(result: Mapping[str, Any], players: int) -> tuple[int, ...]:
 
 
 def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
-    """Each player's balance over the season's live hands, one series per game."""
-    loaded = _load(db, chat_id, req.season)
-    series = []
-    for unit in UNITS:
-        hands = loaded.live(unit)
-        if hands:
-            series.append(_series(loaded, unit, hands))
+    """Each player's balance over the season's live hands, one series per game, at no more
+    than `CHART_POINTS` evenly spaced hands (a picture shows no more): one streamed pass over
+    the season's payments, keeping only the sampled balances."""
+    season = season_for(db, chat_id, req.season)
+    counts: dict[str, int] = defaultdict(int)
+    for game, n in book.live_hand_counts(db, season.id).items():
+        counts[unit_of(game)] += n
+    people: dict[str, set[int]] = defaultdict(set)  # everyone with a balance (seated ones too)
+    for b in book.balances(db, season.id):
+        people[b.unit].add(b.player_id)
+    samples = {unit: _Samples(counts[unit]) for unit in UNITS if counts[unit]}
+    last_event = None
+    sampler: _Samples | None = None
+    for event_id, hand_no, game, payer, payee, amount in book.stream_live_payments(db, season.id):
+        if event_id != last_event:
+            if sampler is not None:
+                sampler.hand_done()
+            sampler, last_event = samples[unit_of(game)], event_id
+            sampler.hand_no = hand_no or 0
+        if amount is not None and sampler is not None:
+            sampler.pay(payer, payee, amount)
+    if sampler is not None:
+        sampler.hand_done()
+    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
     return ChartData(
-        season=loaded.season.number,
-        archived=loaded.season.archived_at is not None,
-        series=tuple(series),
+        season=season.number,
+        archived=season.archived_at is not None,
+        series=tuple(
+            samples[unit].series(unit, people[unit], names) for unit in UNITS if unit in samples
+        ),
     )
 
 
-def _series(loaded: _Season, unit: str, hands: Sequence[_Hand]) -> ChartSeries:
-    people: set[int] = set()
-    for hand in hands:
-        people |= _people(hand)
-    balance = dict.fromkeys(people, Fraction(0))
-    values: dict[int, list[Fraction]] = {pid: [Fraction(0)] for pid in people}
-    for hand in hands:
-        for pid, amount in hand.net().items():
-            balance[pid] += amount
-        for pid in people:
-            values[pid].append(balance[pid])
-    lines = sorted(
-        (ChartLine(loaded.name(pid), tuple(values[pid])) for pid in people),
-        key=lambda line: (-line.values[-1], line.name.casefold()),
-    )
-    return ChartSeries(
-        unit=unit, hand_nos=tuple(h.event.hand_no or 0 for h in hands), lines=tuple(lines)
-    )
+CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 pixels wide)
+
+
+class _Samples:
+    """A series' running balances, kept at evenly spaced hands (every hand when few)."""
+
+    def __init__(self, hands: int) -> None:
+        self.hands = hands
+        step = max(1, -(-hands // CHART_POINTS))  # ceil: at most CHART_POINTS samples
+        self.wanted = set(range(step, hands + 1, step)) | {hands}
+        self.balance: dict[int, Fraction | int] = defaultdict(int)
+        self.played = 0
+        self.hand_no = 0
+        self.at: list[int] = [0]
+        self.hand_nos: list[int] = []
+        self.kept: list[dict[int, Fraction | int]] = [{}]
+
+    def pay(self, payer: int | None, payee: int | None, amount: Fraction | int) -> None:
+        if payer is not None:
+            self.balance[payer] -= amount
+        if payee is not None:
+            self.balance[payee] += amount
+
+    def hand_done(self) -> None:
+        self.played += 1
+        if self.played in self.wanted:
+            self.at.append(self.played)
+            self.hand_nos.append(self.hand_no)
+            self.kept.append(dict(self.balance))
+
+    def series(self, unit: str, seated: set[int], names: Mapping[int, str]) -> ChartSeries:
+        people = seated | set(self.balance)
+        lines = sorted(
+            (
+                ChartLine(
+                    names.get(pid, "?"), tuple(Fraction(kept.get(pid, 0)) for kept in self.kept)
+                )
+                for pid in people
+            ),
+            key=lambda line: (-line.values[-1], line.name.casefold()),
+        )
+        return ChartSeries(
+            unit=unit,
+            hand_nos=tuple(self.hand_nos),
+            lines=tuple(lines),
+            at=tuple(self.at),
+            played=self.played,
+        )
 
 
 # --- /export ------------------------------------------------------------------------------

@@ -229,9 +229,21 @@ class ChartLine:
 
 @dataclass(frozen=True)
 class ChartSeries:
+    """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
+
     unit: str  # "mahjong" | "510k"
-    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    hand_nos: tuple[int, ...]  # the hands after which a balance is kept, in order
     lines: tuple[ChartLine, ...]  # best final balance first
+    at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
+    played: int | None = None  # live hands of the game; None = len(hand_nos)
+
+    @property
+    def xs(self) -> tuple[int, ...]:
+        return self.at or tuple(range(len(self.hand_nos) + 1))
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_nos) if self.played is None else self.played
 
 
 @dataclass(frozen=True)
@@ -246,7 +258,7 @@ class ChartData:
 
     @property
     def hands(self) -> int:
-        return sum(len(s.hand_nos) for s in self.series)
+        return sum(s.hands for s in self.series)
 
 
 @dataclass(frozen=True)

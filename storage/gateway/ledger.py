@@ -3,7 +3,7 @@ balances cached beside them. About a dozen statements record a hand, 2–13 µs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -260,3 +260,30 @@ def balances(db: Sql, season_id: int) -> list[BalanceRow]:
     """The season's balances, every unit."""
     rows = db.rows("SELECT player_id, unit, amount FROM balance WHERE season_id = ?", (season_id,))
     return [BalanceRow(pid, unit, Fraction(amount)) for pid, unit, amount in rows]
+
+
+# --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---
+
+
+def live_hand_counts(db: Sql, season_id: int) -> dict[str, int]:
+    """The season's live hands by game."""
+    rows = db.rows(
+        "SELECT game, count(*) FROM event WHERE season_id = ? AND kind = ? AND undone_by IS NULL"
+        " GROUP BY game",
+        (season_id, EventKind.HAND.value),
+    )
+    return {game: int(n) for game, n in rows}
+
+
+def stream_live_payments(
+    db: Sql, season_id: int
+) -> Iterator[tuple[int, int | None, str, int | None, int | None, Fraction | int | None]]:
+    """(event id, hand number, game, payer, payee, amount) of the season's live hands in order,
+    one row per transfer (a hand without any: one row of Nones), read as streamed."""
+    for event_id, hand_no, game, payer, payee, amount in db.stream(
+        "SELECT e.id, e.hand_no, e.game, t.payer_id, t.payee_id, t.amount FROM event e"
+        " LEFT JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind = ? AND e.undone_by IS NULL ORDER BY e.seq, t.id",
+        (season_id, EventKind.HAND.value),
+    ):
+        yield event_id, hand_no, game, payer, payee, None if amount is None else _exact(amount)
