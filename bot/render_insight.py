@@ -124,6 +124,6 @@ def export_caption(_: Gettext, data: ExportData) -> str:
         "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), UTC times; "
         "undone hands are marked, they do not count.",
         n=data.season,
-        rows=len(data.rows),
+        rows=data.count,
         hands=data.hands,
     )

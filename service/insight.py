@@ -20,11 +20,13 @@ Definitions (live hands only; undone hands count nowhere but in the export):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
+
+from sqlalchemy.engine import Engine
 
 from scoring import WinType
 from service.replies import (
@@ -40,6 +42,7 @@ from service.replies import (
 )
 from service.requests import Chart, Export, Stats
 from service.views import season_for
+from storage.db import read_transaction
 from storage.gateway import ledger as book
 from storage.gateway import players
 from storage.rows import EventRow, SeasonRow, TransferRow
@@ -332,26 +335,49 @@ class _Samples:
 
 
 def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
-    """The season's ledger: one row per payment of every hand, undone ones marked."""
-    loaded = _load(db, chat_id, req.season)
-    rows = tuple(
-        ExportRow(
-            at=_utc(hand.event.created_at),
-            hand_no=hand.event.hand_no,
-            game=hand.event.game,
-            payer=None if t.payer_id is None else loaded.name(t.payer_id),
-            payee=None if t.payee_id is None else loaded.name(t.payee_id),
-            amount=Fraction(t.amount),
-            reason=t.reason,
-            recorded_by=hand.event.recorded_by_name,
-            undone=not hand.live,
-        )
-        for hand in loaded.hands
-        for t in hand.transfers
-    )
+    """The season's ledger: one row per payment of every hand, undone ones marked. Counted
+    here; the rows stream when the file is written (`_Ledger`)."""
+    season = season_for(db, chat_id, req.season)
+    count, hands, last_seq = book.export_size(db, season.id)
+    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
     return ExportData(
-        season=loaded.season.number, archived=loaded.season.archived_at is not None, rows=rows
+        season=season.number,
+        archived=season.archived_at is not None,
+        rows=_Ledger(db.engine, season.id, last_seq, names) if count else (),
+        count=count,
+        hands=hands,
     )
+
+
+@dataclass(frozen=True)
+class _Ledger:
+    """A season's export rows up to a hand, read anew (a snapshot) at each iteration. An undo
+    between the answer and the file shows in the file: the file is the newer."""
+
+    engine: Engine
+    season_id: int
+    last_seq: int
+    names: Mapping[int, str]
+
+    def __iter__(self) -> Iterator[ExportRow]:
+        names, stored, when = self.names, None, datetime.min  # a hand's rows share its time
+        with read_transaction(self.engine) as db:
+            for at, hand_no, game, by, undone, payer, payee, amount, reason in book.stream_export(
+                db, self.season_id, self.last_seq
+            ):
+                if at != stored:
+                    stored, when = at, _utc(db.when_out(at))
+                yield ExportRow(
+                    at=when,
+                    hand_no=hand_no,
+                    game=game,
+                    payer=None if payer is None else names.get(payer, "?"),
+                    payee=None if payee is None else names.get(payee, "?"),
+                    amount=Fraction(amount),
+                    reason=reason,
+                    recorded_by=by,
+                    undone=undone,
+                )
 
 
 def _utc(at: datetime) -> datetime:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -280,17 +280,18 @@ class ExportRow:
 
 @dataclass(frozen=True)
 class ExportData:
+    """A season's ledger: `rows` streams it from the database each time it is iterated (in
+    a read of its own, bounded to the hands counted here), never all in memory."""
+
     season: int
     archived: bool
-    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
+    count: int  # rows
+    hands: int  # hands with at least one payment, undone ones too
 
     @property
     def filename(self) -> str:
         return f"jifen-season-{self.season}.csv"
-
-    @property
-    def hands(self) -> int:
-        return len({r.hand_no for r in self.rows})
 
 
 Reply = (

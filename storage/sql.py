@@ -22,10 +22,11 @@ Row = tuple[Any, ...]
 class Sql:
     """The raw connection of one transaction, with the dialect's few differences adapted."""
 
-    __slots__ = ("_conn", "_stamp", "moment", "pg")
+    __slots__ = ("_conn", "_stamp", "engine", "moment", "pg")
 
     def __init__(self, connection: Connection) -> None:
         self._conn: Any = connection.connection.driver_connection
+        self.engine = connection.engine  # for a read that streams after this one (/export)
         self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None

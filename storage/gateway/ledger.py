@@ -287,3 +287,29 @@ def stream_live_payments(
         (season_id, EventKind.HAND.value),
     ):
         yield event_id, hand_no, game, payer, payee, None if amount is None else _exact(amount)
+
+
+def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
+    """(payments, hands, the newest hand's seq) of the season, undone hands included."""
+    found = db.row(
+        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind = ?",
+        (season_id, EventKind.HAND.value),
+    )
+    rows, hands, last = found if found is not None else (0, 0, 0)
+    return int(rows or 0), int(hands or 0), int(last or 0)
+
+
+ExportLine = tuple[Any, int | None, str, str, bool, int | None, int | None, Fraction | int, str]
+
+
+def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
+    """(created at, hand number, game, recorded by, undone, payer, payee, amount, reason) of
+    every payment of the season's hands up to `last_seq`, undone ones too, streamed."""
+    for at, hand_no, game, by, undone_by, payer, payee, amount, reason in db.stream(
+        "SELECT e.created_at, e.hand_no, e.game, e.recorded_by_name, e.undone_by, t.payer_id,"
+        " t.payee_id, t.amount, t.reason FROM event e JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind = ? AND e.seq <= ? ORDER BY e.seq, t.id",
+        (season_id, EventKind.HAND.value, last_seq),
+    ):
+        yield at, hand_no, game, by, undone_by is not None, payer, payee, _exact(amount), reason
