@@ -126,11 +126,11 @@ def _lines(data: ExportData) -> Iterator[tuple[object, ...]]:
         )
 
 
-def decimal_text(value: Fraction) -> str:
+def decimal_text(value: Fraction | int) -> str:
     """A fraction as decimal text: exact when it has a finite decimal (22.5), else rounded to
     CSV_DECIMALS places (a third)."""
-    if value.denominator == 1:
-        return str(value.numerator)
+    if isinstance(value, int) or value.denominator == 1:
+        return str(int(value))
     exact = Decimal(value.numerator) / Decimal(value.denominator)
     d = value.denominator
     for p in (2, 5):

@@ -237,7 +237,7 @@ class _Ledger:
                     game=game,
                     payer=None if payer is None else names.get(payer, "?"),
                     payee=None if payee is None else names.get(payee, "?"),
-                    amount=Fraction(amount),
+                    amount=amount,
                     reason=reason,
                     recorded_by=by,
                     undone=undone,

@@ -268,7 +268,7 @@ class ExportRow:
     game: str  # "mahjong" | "510k" | "510k3"
     payer: str | None  # None: the table (510K)
     payee: str | None
-    amount: Fraction
+    amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
     reason: str  # "win" | "sealed" | "kong" | "score"
     recorded_by: str
     undone: bool
