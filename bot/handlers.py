@@ -23,12 +23,13 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
 from bot.callbacks import parse_press
+from bot.chart_process import draw_apart
 from bot.export_csv import export_files
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
-from bot.render_insight import chart_caption, chart_png, export_caption
+from bot.render_insight import chart_caption, chart_texts, export_caption
 from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
@@ -227,7 +228,7 @@ async def send_file(message: Message, r: Renderer, data: ChartData | ExportData)
     if not data.series:
         await send(message, Out(chart_caption(r._, data)))
         return
-    png = await asyncio.to_thread(chart_png, r._, data)
+    png = await draw_apart(data, *chart_texts(r._, data))
     photo = InputFile(png, filename=data.filename)
     await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
 
