@@ -12,7 +12,7 @@ from bot.console_io import run_console
 from bot.offline import OfflineBotApi, OfflineRequest
 from bot.settings import Settings
 from storage.db import make_engine
-from storage.migrate import upgrade
+from storage.schema_head import ensure_schema
 
 
 async def run_console_app(
@@ -25,7 +25,7 @@ async def run_console_app(
 ) -> None:
     """Upgrade the database, build the bot over an offline Bot API and play the input."""
     engine = make_engine(database_url)
-    upgrade(engine)
+    ensure_schema(engine)
     api = OfflineBotApi()
     config = Settings.given(database_url=database_url, rate_limit=False, flood=None)
     application = build_application(
