@@ -14,7 +14,7 @@ from bot.app import build_application
 from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
 from storage.db import make_engine
-from storage.migrate import upgrade
+from storage.schema_head import ensure_schema
 
 log = logging.getLogger("jifen")
 
@@ -57,7 +57,7 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
 def serve(config: Settings) -> None:
     """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
     engine = make_engine(config.database_url)
-    upgrade(engine)
+    ensure_schema(engine)
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
@@ -117,6 +117,8 @@ def cmd_restore(args: argparse.Namespace, config: Settings) -> int:
 
 def cmd_migrate(args: argparse.Namespace, config: Settings) -> int:
     engine = make_engine(config.database_url)
+    from storage.migrate import upgrade  # Alembic only here: the bot does not keep it loaded
+
     upgrade(engine)
     print("database schema is up to date")
     return 0

@@ -17,7 +17,7 @@ from bot.offline import OfflineBotApi, OfflineRequest
 from bot.settings import Settings
 from storage.db import make_engine
 from storage.gateway.contents import chats_and_hands
-from storage.migrate import upgrade
+from storage.schema_head import ensure_schema
 from storage.sql import Sql
 
 
@@ -33,7 +33,7 @@ async def run_console_app(
     """Upgrade the database, say what it holds (on `note`, default stderr), build the bot over
     an offline Bot API and play the input."""
     engine = make_engine(database_url)
-    upgrade(engine)
+    ensure_schema(engine)
     print(f"jifen console: {holds(engine, database_url)}", file=note or sys.stderr)
     api = OfflineBotApi()
     config = Settings.given(database_url=database_url, rate_limit=False, flood=None)

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import html
 import logging
+import tempfile
+from pathlib import Path
 
 from telegram import (
     CallbackQuery,
@@ -21,13 +23,14 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
 from bot.callbacks import parse_press, press_key
-from bot.export_csv import export_csv
+from bot.chart_process import draw_apart
+from bot.export_csv import export_files
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.origin import channel_of, sender_key, typed_here
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
-from bot.render_insight import chart_caption, chart_png, export_caption
+from bot.render_insight import chart_caption, chart_texts, export_caption
 from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
@@ -239,16 +242,25 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 async def send_file(message: Message, r: Renderer, data: ChartData | ExportData) -> None:
     """/chart as a photo, /export as a CSV document (the console writes them to files)."""
     if isinstance(data, ExportData):
-        document = InputFile(export_csv(data, r.lang), filename=data.filename)
-        caption = export_caption(r._, data)
-        await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
+        await send_export(message, r, data)
         return
     if not data.series:
         await send(message, Out(chart_caption(r._, data)))
         return
-    png = await asyncio.to_thread(chart_png, r._, data)
+    png = await draw_apart(data, *chart_texts(r._, data))
     photo = InputFile(png, filename=data.filename)
     await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
+
+
+async def send_export(message: Message, r: Renderer, data: ExportData) -> None:
+    """/export: the rows stream into files in a worker thread (`bot.export_csv`), then go up
+    one by one, the caption on the first."""
+    with tempfile.TemporaryDirectory(prefix="jifen-export-") as tmp:
+        files = await asyncio.to_thread(export_files, data, r.lang, Path(tmp))
+        for n, path in enumerate(files):
+            document = InputFile(await asyncio.to_thread(path.read_bytes), filename=path.name)
+            caption = export_caption(r._, data) if n == 0 else None
+            await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -107,15 +107,20 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
 
 
 def chart_png(_: Gettext, data: ChartData) -> bytes:
-    """The chart in the chat's language as PNG (blocking: about a second; run it in a thread)."""
-    from bot.chart import render_chart  # matplotlib loads only when a chart is drawn
+    """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
+    another process, `bot.chart_process`)."""
+    from bot.chart_process import draw  # matplotlib loads only when a chart is drawn
 
-    return render_chart(
-        data,
+    return draw(data, *chart_texts(_, data))
+
+
+def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
+    """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
+    return (
         chart_title(_, data),
-        unit_titles={unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
-        xlabel=unescape(_("hands played")),
-        empty=unescape(_("No hands recorded yet.")),
+        {unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
+        unescape(_("hands played")),
+        unescape(_("No hands recorded yet.")),
     )
 
 
@@ -125,7 +130,7 @@ def export_caption(_: Gettext, data: ExportData) -> str:
         "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
         "undone hands are marked, they do not count.",
         n=data.season,
-        rows=len(data.rows),
+        rows=data.count,
         hands=data.hands,
         zone=escape(zone_label(data.tz)),
     )

@@ -32,7 +32,7 @@ from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import tables
+from storage.gateway import stats, tables
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
@@ -96,6 +96,7 @@ def _settle(
     book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
+    stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -259,9 +259,21 @@ class ChartLine:
 
 @dataclass(frozen=True)
 class ChartSeries:
+    """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
+
     unit: str  # "mahjong" | "510k"
-    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    hand_nos: tuple[int, ...]  # the hands after which a balance is kept, in order
     lines: tuple[ChartLine, ...]  # best final balance first
+    at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
+    played: int | None = None  # live hands of the game; None = len(hand_nos)
+
+    @property
+    def xs(self) -> tuple[int, ...]:
+        return self.at or tuple(range(len(self.hand_nos) + 1))
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_nos) if self.played is None else self.played
 
 
 @dataclass(frozen=True)
@@ -276,7 +288,7 @@ class ChartData:
 
     @property
     def hands(self) -> int:
-        return sum(len(s.hand_nos) for s in self.series)
+        return sum(s.hands for s in self.series)
 
 
 @dataclass(frozen=True)
@@ -286,7 +298,7 @@ class ExportRow:
     game: str  # "mahjong" | "510k" | "510k3"
     payer: str | None  # None: the table (510K)
     payee: str | None
-    amount: Fraction
+    amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
     reason: str  # "win" | "sealed" | "kong" | "score"
     recorded_by: str
     undone: bool
@@ -298,18 +310,19 @@ class ExportRow:
 
 @dataclass(frozen=True)
 class ExportData:
+    """A season's ledger: `rows` streams it from the database each time it is iterated (in
+    a read of its own, bounded to the hands counted here), never all in memory."""
+
     season: int
     archived: bool
-    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
+    count: int  # rows
+    hands: int  # hands with at least one payment, undone ones too
     tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:
         return f"jifen-season-{self.season}.csv"
-
-    @property
-    def hands(self) -> int:
-        return len({r.hand_no for r in self.rows})
 
 
 Reply = (

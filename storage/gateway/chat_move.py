@@ -20,9 +20,11 @@ to the new chat too.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
+from storage.gateway import stats
 from storage.gateway.chats import get_chat, lock_chat, lock_chat_created
 from storage.rows import ChatRow
 from storage.sql import Sql, placeholders
@@ -88,6 +90,7 @@ def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
     )
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
+    stats.fold(db, seasons, players)
     _merge_balances(db, seasons, players)
     db.run(
         "UPDATE game_table SET closed_at = CURRENT_TIMESTAMP WHERE chat_id = ?"
@@ -151,7 +154,8 @@ def _merge_seasons(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
 
 
 def _merge_players(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
-    """A member with a player in both chats keeps the old one. Returns {new player id: old}."""
+    """A member with a player in both chats keeps the old one: the new one's records, seats and
+    the seats named in its hands' data move to it. Returns {new player id: old}."""
     pairs = db.rows(
         "SELECT n.id, o.id FROM player n JOIN player o ON o.user_id = n.user_id"
         " WHERE n.chat_id = ? AND o.chat_id = ?",
@@ -162,6 +166,11 @@ def _merge_players(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
         db.run("UPDATE transfer SET payer_id = ? WHERE payer_id = ?", (kept, gone))
         db.run("UPDATE transfer SET payee_id = ? WHERE payee_id = ?", (kept, gone))
     if joined:
+        for event_id, data in db.rows("SELECT id, data FROM event WHERE chat_id = ?", (new_id,)):
+            record = db.json_out(data) or {}
+            remapped = _players_renamed(record, joined)
+            if remapped != record:
+                db.run("UPDATE event SET data = ? WHERE id = ?", (db.json_in(remapped), event_id))
         for table_id, seats in db.rows(
             "SELECT id, seats FROM game_table WHERE chat_id = ?", (new_id,)
         ):
@@ -170,6 +179,23 @@ def _merge_players(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
                 remapped = db.json_in([joined.get(i, i) for i in ids])
                 db.run("UPDATE game_table SET seats = ? WHERE id = ?", (remapped, table_id))
     return joined
+
+
+#: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
+PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
+
+
+def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> Any:
+    """A record's data with merged players' ids replaced by the ids they joined."""
+    if isinstance(value, dict):
+        return {k: _players_renamed(v, joined, k) for k, v in value.items()}
+    if isinstance(value, list):
+        if field == "seats":
+            return [joined.get(pid, pid) for pid in value]
+        return [_players_renamed(v, joined) for v in value]
+    if field in PLAYER_FIELDS and isinstance(value, int):
+        return joined.get(value, value)
+    return value
 
 
 def _merge_balances(db: Sql, seasons: dict[int, int], players: dict[int, int]) -> None:

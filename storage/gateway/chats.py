@@ -144,11 +144,12 @@ def last_hand_no(db: Sql, season_id: int) -> int | None:
 
 
 def seasons_with_hands(db: Sql, chat_id: int) -> list[tuple[SeasonRow, int]]:
-    """The chat's seasons, first first, each with its number of hands (undone ones too)."""
+    """The chat's seasons, first first, each with its number of hands (undone ones too), as
+    kept with the season's statistics (`storage.gateway.stats`)."""
     rows = db.rows(
-        f"SELECT {SEASON}, (SELECT count(*) FROM event WHERE event.season_id = season.id"
-        " AND event.kind = ?) FROM season WHERE chat_id = ? ORDER BY number",
-        (EventKind.HAND.value, chat_id),
+        f"SELECT {SEASON}, (SELECT coalesce(sum(live + undone), 0) FROM stat_hands"
+        " WHERE stat_hands.season_id = season.id) FROM season WHERE chat_id = ? ORDER BY number",
+        (chat_id,),
     )
     return [(_season(db, row[:4]), int(row[4])) for row in rows]
 

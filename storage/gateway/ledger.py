@@ -3,7 +3,7 @@ balances cached beside them. About a dozen statements record a hand, 2–13 µs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -260,3 +260,56 @@ def balances(db: Sql, season_id: int) -> list[BalanceRow]:
     """The season's balances, every unit."""
     rows = db.rows("SELECT player_id, unit, amount FROM balance WHERE season_id = ?", (season_id,))
     return [BalanceRow(pid, unit, Fraction(amount)) for pid, unit, amount in rows]
+
+
+# --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---
+
+
+def live_hand_counts(db: Sql, season_id: int) -> dict[str, int]:
+    """The season's live hands by game."""
+    rows = db.rows(
+        "SELECT game, count(*) FROM event WHERE season_id = ? AND kind = ? AND undone_by IS NULL"
+        " GROUP BY game",
+        (season_id, EventKind.HAND.value),
+    )
+    return {game: int(n) for game, n in rows}
+
+
+def stream_live_payments(
+    db: Sql, season_id: int
+) -> Iterator[tuple[int, int | None, str, int | None, int | None, Fraction | int | None]]:
+    """(event id, hand number, game, payer, payee, amount) of the season's live hands in order,
+    one row per transfer (a hand without any: one row of Nones), read as streamed."""
+    for event_id, hand_no, game, payer, payee, amount in db.stream(
+        "SELECT e.id, e.hand_no, e.game, t.payer_id, t.payee_id, t.amount FROM event e"
+        " LEFT JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind = ? AND e.undone_by IS NULL ORDER BY e.seq, t.id",
+        (season_id, EventKind.HAND.value),
+    ):
+        yield event_id, hand_no, game, payer, payee, None if amount is None else _exact(amount)
+
+
+def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
+    """(payments, hands, the newest hand's seq) of the season, undone hands included."""
+    found = db.row(
+        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind = ?",
+        (season_id, EventKind.HAND.value),
+    )
+    rows, hands, last = found if found is not None else (0, 0, 0)
+    return int(rows or 0), int(hands or 0), int(last or 0)
+
+
+ExportLine = tuple[Any, int | None, str, str, bool, int | None, int | None, Fraction | int, str]
+
+
+def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
+    """(created at, hand number, game, recorded by, undone, payer, payee, amount, reason) of
+    every payment of the season's hands up to `last_seq`, undone ones too, streamed."""
+    for at, hand_no, game, by, undone_by, payer, payee, amount, reason in db.stream(
+        "SELECT e.created_at, e.hand_no, e.game, e.recorded_by_name, e.undone_by, t.payer_id,"
+        " t.payee_id, t.amount, t.reason FROM event e JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind = ? AND e.seq <= ? ORDER BY e.seq, t.id",
+        (season_id, EventKind.HAND.value, last_seq),
+    ):
+        yield at, hand_no, game, by, undone_by is not None, payer, payee, _exact(amount), reason

@@ -91,7 +91,10 @@ def test_a_hand_in_the_supergroup_before_the_migration_messages_is_merged(
             text("SELECT count(*) FROM event WHERE chat_id = :c"), {"c": old.id}
         ).scalar_one()
     assert [tuple(r) for r in rows] == [(1, 1), (2, 2), (3, 3)] and players == 4 and stranded == 0
+    stats = texts(bot, ann, "/stats", new)  # the kept statistics of both chats, folded
+    assert "3 hand(s)" in stats and "Dan +6\n  hands 3 · wins 1 (self-drawn 1)" in stats
     assert "Undone" in texts(bot, dan, "/undo", new)  # the supergroup's table is the open one
+    assert "Dan -3\n  hands 2 · wins 0" in texts(bot, ann, "/stats", new)
     assert "Dan" not in texts(bot, ann, "/standings", new).split("Ann")[0]
     reply = texts(bot, ann, "/hu Ann zimo", new)
     assert "Hand #4" in reply
