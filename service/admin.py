@@ -10,9 +10,7 @@ from service.errors import N_, Forbidden
 from service.replies import Info, ResetAsk, ResetDone, SettingChanged
 from service.requests import Reset, SetOption, Setting
 from service.unit import Tx
-from storage import repository as repo
-from storage.models import Chat, Season, utcnow
-from storage.rows import SeasonRow
+from storage.gateway import chats, tables
 
 K510_GAMES = (Game.K510, Game.K510_3)
 
@@ -28,23 +26,16 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
         return Info(N_("That season was already archived."))
     if not req.confirm:
         return ResetAsk(season=tx.season.number, season_id=tx.season.id)
-    old = tx.session.get_one(Season, tx.season.id)
-    old.archived_at = utcnow()
-    tx.session.add(old)
-    tx.session.flush()
-    new = Season(chat_id=tx.chat.id, number=old.number + 1)
-    tx.session.add(new)
-    tx.session.flush()
-    for table in repo.open_tables(tx.session, tx.chat.id):
-        table.season_id = new.id or 0  # seats and dealer stay; the ledger starts afresh
-        tx.session.add(table)
-    tx.season = SeasonRow(new.id or 0, new.number)
-    return ResetDone(archived=old.number, new=new.number)
+    old = tx.season
+    chats.archive_season(tx.db, old.id)
+    tx.season = chats.open_season(tx.db, tx.chat.id, old.number + 1)
+    tables.move_open_tables(tx.db, tx.chat.id, tx.season.id)  # seats and dealer stay
+    return ResetDone(archived=old.number, new=tx.season.number)
 
 
 def set_option(tx: Tx, req: SetOption) -> SettingChanged:
     require_admin(tx)
-    chat = tx.session.get_one(Chat, tx.chat.id)
+    chat = tx.chat
     if req.key is Setting.STAKE:
         chat.stake = Fraction(Decimal(req.value)) or None
     elif req.key is Setting.LANG:
@@ -53,10 +44,9 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES
         setattr(chat, req.key.value, on)
-        for table in repo.open_tables(tx.session, chat.id):
+        for table in tables.open_tables(tx.db, chat.id):
             if Game(table.game) in games:
                 setattr(table, req.key.value, on)
-                tx.session.add(table)
-    tx.session.add(chat)
-    tx.chat.lang = chat.lang  # the reply speaks the new language
+                tables.set_rules(tx.db, table)
+    chats.save_settings(tx.db, chat)  # tx.chat: the reply speaks the new language
     return SettingChanged(key=req.key.value, value=req.value)

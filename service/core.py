@@ -14,8 +14,8 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Session
 
+from scoring.games import EventKind
 from service import admin, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
@@ -46,9 +46,9 @@ from service.requests import (
     Undo,
 )
 from service.unit import Tx
-from storage import hot_path as hot
-from storage import repository as repo
-from storage.db import read_session, write_session
+from storage.db import read_transaction, write_transaction
+from storage.gateway import chats
+from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
 
@@ -116,14 +116,14 @@ class Service:
 
     def chat_language(self, chat_id: int) -> str | None:
         """The chat's chosen language, if it set one."""
-        with read_session(self.engine) as session:
-            chat = repo.get_chat(session, chat_id)
+        with read_transaction(self.engine) as db:
+            chat = chats.get_chat(db, chat_id)
             return chat.lang if chat else None
 
     def move_chat(self, old_id: int, new_id: int) -> None:
         """Group → supergroup migration: the chat's records follow it to the new id."""
-        with write_session(self.engine) as session:
-            repo.move_chat(session, old_id, new_id)
+        with write_transaction(self.engine) as db:
+            chats.move_chat(db, old_id, new_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
@@ -132,74 +132,67 @@ class Service:
         self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         db = Sql(conn)
-        chat = hot.lock_chat(db, ctx.chat_id)
+        chat = chats.lock_chat(db, ctx.chat_id)
         self._prune(db)
-        season = hot.current_season(db, chat.id, create=True)
+        season = chats.current_season(db, chat.id, create=True)
         assert season is not None
-        tx = Tx(conn, db, chat, season, ctx)
-        try:
-            earlier = None if ctx.update_id is None else hot.earlier_claim(db, ctx.update_id)
-            if earlier is not None:
-                return Answer(self._repeat(tx, earlier[0]), chat.lang)
-            reply = use_case(tx, request)
-            tx.flush()
-            if ctx.update_id is not None:
-                hot.claim_update(db, ctx.update_id, chat.id, tx.event_id)
-            return Answer(reply, tx.chat.lang)
-        finally:
-            if tx.orm is not None:
-                tx.orm.close()
+        tx = Tx(db, chat, season, ctx)
+        earlier = None if ctx.update_id is None else chats.earlier_claim(db, ctx.update_id)
+        if earlier is not None:
+            return Answer(self._repeat(tx, earlier[0]), chat.lang)
+        reply = use_case(tx, request)
+        if ctx.update_id is not None:
+            chats.claim_update(db, ctx.update_id, chat.id, tx.event_id)
+        return Answer(reply, tx.chat.lang)
 
     def _prune(self, db: Sql) -> None:
         """Now and then (and first of all after a start), forget old update ids."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
-            hot.prune_updates(db, KEEP_UPDATES)
+            chats.prune_updates(db, KEEP_UPDATES)
             self._pruned_at = now
 
     @staticmethod
     def _repeat(tx: Tx, event_id: int | None) -> Reply:
-        event = repo.event_by_id(tx.session, event_id) if event_id is not None else None
-        if event is None or event.kind == "undo" or event.chat_id != tx.chat.id:
+        event = book.event_by_id(tx.db, event_id) if event_id is not None else None
+        if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
             return Info(N_("Already done."))
-        return Recorded(view=ledger.hand_views(tx.session, [event])[0], repeated=True)
+        return Recorded(view=ledger.hand_views(tx.db, [event])[0], repeated=True)
 
     def _read(self, ctx: Ctx, request: Request) -> Answer:
-        with read_session(self.engine) as session:
-            chat = repo.get_chat(session, ctx.chat_id)
-            reply = self._view(session, ctx, request)
+        with read_transaction(self.engine) as db:
+            chat = chats.get_chat(db, ctx.chat_id)
+            reply = self._view(db, ctx, request)
             return Answer(reply, chat.lang if chat else None)
 
-    def _view(self, session: Session, ctx: Ctx, request: Request) -> Reply:
+    def _view(self, db: Sql, ctx: Ctx, request: Request) -> Reply:
         match request:
             case Standings():
-                return views.standings(session, ctx.chat_id, ctx.thread_id, request)
+                return views.standings(db, ctx.chat_id, ctx.thread_id, request)
             case History():
-                return views.history(session, ctx.chat_id, request)
+                return views.history(db, ctx.chat_id, request)
             case Settle():
-                return views.settle(session, ctx.chat_id, request)
+                return views.settle(db, ctx.chat_id, request)
             case Seasons():
-                return views.seasons(session, ctx.chat_id)
+                return views.seasons(db, ctx.chat_id)
             case Rules():
-                return views.rules(session, ctx.chat_id, ctx.thread_id, request)
+                return views.rules(db, ctx.chat_id, ctx.thread_id, request)
             case ShowPlayers():
-                return self._players(session, ctx, request)
+                return self._players(db, ctx, request)
             case Help():
                 return HelpView()
             case Stats():
-                return insight.stats(session, ctx.chat_id, request)
+                return insight.stats(db, ctx.chat_id, request)
             case Chart():
-                return insight.chart_data(session, ctx.chat_id, request)
+                return insight.chart_data(db, ctx.chat_id, request)
             case Export():
-                return insight.export_rows(session, ctx.chat_id, request)
+                return insight.export_rows(db, ctx.chat_id, request)
         raise TypeError(f"no use case for {type(request).__name__}")
 
     @staticmethod
-    def _players(session: Session, ctx: Ctx, request: ShowPlayers) -> Reply:
-        conn = session.connection()
-        db = Sql(conn)
-        chat = hot.get_chat(db, ctx.chat_id)
-        season = hot.current_season(db, ctx.chat_id) if chat else None
+    def _players(db: Sql, ctx: Ctx, request: ShowPlayers) -> Reply:
+        chat = chats.get_chat(db, ctx.chat_id)
+        season = chats.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(conn, db, chat, season, ctx, orm=session), request)
+        return tables.show_players(Tx(db, chat, season, ctx), request)

@@ -26,8 +26,6 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from sqlmodel import Session, col, select
-
 from scoring import WinType
 from service.replies import (
     ChartData,
@@ -42,8 +40,10 @@ from service.replies import (
 )
 from service.requests import Chart, Export, Stats
 from service.views import season_for
-from storage import repository as repo
-from storage.models import Event, Season, Transfer
+from storage.gateway import ledger as book
+from storage.gateway import players
+from storage.rows import EventRow, SeasonRow, TransferRow
+from storage.sql import Sql
 
 UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 
@@ -58,9 +58,9 @@ def unit_of(game: str) -> str:
 
 @dataclass(frozen=True)
 class _Hand:
-    event: Event
+    event: EventRow
     seats: tuple[int | None, ...]  # player ids in seat order
-    transfers: tuple[Transfer, ...]
+    transfers: tuple[TransferRow, ...]
 
     @property
     def live(self) -> bool:
@@ -78,7 +78,7 @@ class _Hand:
 
 @dataclass(frozen=True)
 class _Season:
-    season: Season
+    season: SeasonRow
     hands: tuple[_Hand, ...]  # oldest first, undone ones included
     names: Mapping[int, str]  # player id → current name
 
@@ -89,28 +89,21 @@ class _Season:
         return self.names.get(pid, "?")
 
 
-def _load(session: Session, chat_id: int, number: int | None) -> _Season:
-    season = season_for(session, chat_id, number)
-    sid = season.id or 0
-    events = session.exec(
-        select(Event).where(Event.season_id == sid, Event.kind == "hand").order_by(col(Event.seq))
-    ).all()
-    by_event: dict[int, list[Transfer]] = defaultdict(list)
-    for t in session.exec(
-        select(Transfer).where(Transfer.season_id == sid).order_by(col(Transfer.id))
-    ).all():
-        by_event[t.event_id].append(t)
-    names = {p.id: p.name for p in repo.players_of_chat(session, chat_id) if p.id is not None}
-    hands = tuple(_Hand(e, tuple(e.data["seats"]), tuple(by_event[e.id or 0])) for e in events)
+def _load(db: Sql, chat_id: int, number: int | None) -> _Season:
+    season = season_for(db, chat_id, number)
+    events = reversed(book.hands(db, season.id))
+    by_event = book.season_transfers(db, season.id)
+    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+    hands = tuple(_Hand(e, tuple(e.data["seats"]), tuple(by_event.get(e.id, ()))) for e in events)
     return _Season(season, hands, names)
 
 
 # --- /stats -------------------------------------------------------------------------------
 
 
-def stats(session: Session, chat_id: int, req: Stats) -> StatsView:
+def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
     """Per player counts of the season's live hands, for each game."""
-    loaded = _load(session, chat_id, req.season)
+    loaded = _load(db, chat_id, req.season)
     mahjong = loaded.live("mahjong")
     k510 = loaded.live("510k")
     return StatsView(
@@ -251,9 +244,9 @@ def _winning_seats(result: Mapping[str, Any], players: int) -> tuple[int, ...]:
 # --- /chart -------------------------------------------------------------------------------
 
 
-def chart_data(session: Session, chat_id: int, req: Chart) -> ChartData:
+def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
     """Each player's balance over the season's live hands, one series per game."""
-    loaded = _load(session, chat_id, req.season)
+    loaded = _load(db, chat_id, req.season)
     series = []
     for unit in UNITS:
         hands = loaded.live(unit)
@@ -289,9 +282,9 @@ def _series(loaded: _Season, unit: str, hands: Sequence[_Hand]) -> ChartSeries:
 # --- /export ------------------------------------------------------------------------------
 
 
-def export_rows(session: Session, chat_id: int, req: Export) -> ExportData:
+def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
     """The season's ledger: one row per payment of every hand, undone ones marked."""
-    loaded = _load(session, chat_id, req.season)
+    loaded = _load(db, chat_id, req.season)
     rows = tuple(
         ExportRow(
             at=_utc(hand.event.created_at),
@@ -299,7 +292,7 @@ def export_rows(session: Session, chat_id: int, req: Export) -> ExportData:
             game=hand.event.game,
             payer=None if t.payer_id is None else loaded.name(t.payer_id),
             payee=None if t.payee_id is None else loaded.name(t.payee_id),
-            amount=t.amount,
+            amount=Fraction(t.amount),
             reason=t.reason,
             recorded_by=hand.event.recorded_by_name,
             undone=not hand.live,

@@ -7,7 +7,7 @@ from typing import Any
 
 from scoring import ERROR_CODES
 from scoring.errors import ScoringError
-from scoring.games import Game
+from scoring.games import EventKind, Game, Unit
 from scoring.k510 import marathon_add, marathon_finished, score_hand, score_marathon
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
@@ -18,10 +18,10 @@ from service.replies import Progress, Recorded
 from service.requests import Report
 from service.tables import require_table
 from service.unit import Tx
-from storage import hot_path as hot
+from storage.gateway import ledger as book
 from storage.rows import PlayerRow, TableRow, TransferRow
 
-UNIT = "510k"
+UNIT = Unit.K510
 TARGET = 500
 USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
 
@@ -50,9 +50,9 @@ def report(tx: Tx, req: Report) -> Recorded:
         ) from err
     if result is not None:
         data["result"] = _result_data(result)
-    event = record(tx, table, "hand", data)
+    event = record(tx, table, EventKind.HAND, data)
     transfers = [] if result is None else _transfers(tx, table, result)
-    hot.add_transfers(
+    book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
@@ -84,7 +84,7 @@ def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -
 def _marathon_hand(
     tx: Tx, table: TableRow, people: Sequence[PlayerRow], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
-    last = hot.last_live_hand(tx.db, table.id, tx.season.id)
+    last = book.last_live_event(tx.db, table.id, tx.season.id, (EventKind.HAND,))
     number, state = current_marathon(last.data if last is not None else None)
     state = marathon_add(state, rep)
     finished = marathon_finished(state)

@@ -7,7 +7,7 @@ from typing import Any
 
 from scoring import ERROR_CODES, PendingKongs
 from scoring.errors import ScoringError
-from scoring.games import Game
+from scoring.games import EventKind, Game, Unit
 from scoring.mahjong import settle_hand
 from scoring.mahjong_model import (
     HandValue,
@@ -29,10 +29,11 @@ from service.replies import Recorded
 from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
-from storage import hot_path as hot
+from storage.gateway import ledger as book
+from storage.gateway import tables
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
-UNIT = "mahjong"
+UNIT = Unit.MAHJONG
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
 
 
@@ -48,7 +49,7 @@ def gang(tx: Tx, req: Gang) -> Recorded:
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
     data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
-    event = record(tx, table, "kong", data)
+    event = record(tx, table, EventKind.KONG, data)
     return Recorded(view=fresh_view(event, [], people))
 
 
@@ -88,14 +89,14 @@ def _settle(
         "names": [p.name for p in people],
         "seats": list(table.seats),
     }
-    event = record(tx, table, "hand", data)
+    event = record(tx, table, EventKind.HAND, data)
     transfers = _transfers(tx, table, result)
-    hot.add_transfers(
+    book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
-        hot.set_dealer(tx.db, table.id, table.dealer)
+        tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
     return Recorded(view=view, dealer=people[result.next_dealer].name)
 
@@ -176,8 +177,8 @@ def _gangkai_chain(
 def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:
     """Kongs recorded since the table's last live hand, oldest first: they belong to the
     current hand."""
-    tail = hot.live_tail(tx.db, table.id, tx.season.id)
-    kongs = [e for e in reversed(tail) if e.kind == "kong"]
+    tail = book.live_tail(tx.db, table.id, tx.season.id)
+    kongs = [e for e in reversed(tail) if e.kind == EventKind.KONG]
     return [(e, _kong_from(e.data["kong"], table)) for e in kongs]
 
 

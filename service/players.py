@@ -7,9 +7,7 @@ from collections.abc import Sequence
 from service.errors import N_, ServiceError
 from service.requests import PlayerRef, RefKind
 from service.unit import Tx
-from storage import hot_path as hot
-from storage import repository as repo
-from storage.models import GameTable, Player
+from storage.gateway import players
 from storage.rows import PlayerRow, TableRow
 
 MAX_NAME = 32
@@ -19,18 +17,34 @@ def display(ref: PlayerRef) -> str:
     return {RefKind.ME: "me", RefKind.USERNAME: "@" + ref.value}.get(ref.kind, ref.value)
 
 
-def sender(tx: Tx) -> Player:
-    """The sender's player in this chat (created on first sight)."""
+def sender(tx: Tx) -> PlayerRow:
+    """The sender's player in this chat, created on first sight; name kept current. A guest
+    linked to the sender's @username, or else the one guest of the same name (seated by
+    `/seats` before the person spoke), becomes the sender's player."""
     actor = tx.ctx.actor
     if actor.user_id is None:
         raise ServiceError(N_("Anonymous admins cannot take a seat; name the player instead."))
-    return repo.player_for_user(
-        tx.session, tx.chat.id, actor.user_id, actor.name[:MAX_NAME], actor.username
-    )
+    name, username = actor.name[:MAX_NAME], actor.username
+    player = players.player_of_user(tx.db, tx.chat.id, actor.user_id)
+    if player is None:
+        guests = players.guests_where(tx.db, tx.chat.id, username=username or "", name=name)
+        linked = [g for g in guests if username and (g.username or "").lower() == username.lower()]
+        named = [g for g in guests if g.name.lower() == name.lower()]
+        player = linked[0] if linked else named[0] if len(named) == 1 else None
+    if player is None:
+        return players.add_player(tx.db, tx.chat.id, name, actor.user_id, username)
+    before = (player.name, player.user_id, player.username)
+    if player.user_id is None:
+        player.user_id, player.username = actor.user_id, username  # a linked guest keeps its name
+    else:
+        player.name, player.username = name, username
+    if (player.name, player.user_id, player.username) != before:
+        players.save_player(tx.db, player)
+    return player
 
 
-def seated(tx: Tx, table: GameTable | TableRow) -> list[PlayerRow]:
-    found = hot.players_by_id(tx.db, table.seats)
+def seated(tx: Tx, table: TableRow) -> list[PlayerRow]:
+    found = players.players_by_id(tx.db, table.seats)
     return [found[pid] for pid in table.seats]
 
 
@@ -74,7 +88,7 @@ def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
     return [i for i, p in enumerate(players) if p.name.casefold().startswith(want)]
 
 
-def find_or_add(tx: Tx, ref: PlayerRef) -> Player:
+def find_or_add(tx: Tx, ref: PlayerRef) -> PlayerRow:
     """A chat member or guest by reference (for seating); unknown names become guests."""
     if ref.kind is RefKind.ME:
         return sender(tx)
@@ -82,15 +96,15 @@ def find_or_add(tx: Tx, ref: PlayerRef) -> Player:
         raise ServiceError(
             N_("Give names, not seat numbers: '{ref}'."), usage="/seats A B C D", ref=ref.value
         )
-    known = repo.players_of_chat(tx.session, tx.chat.id)
+    known = players.players_of_chat(tx.db, tx.chat.id)
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()
         for p in known:
             if (p.username or "").casefold() == want:
                 return p
-        return repo.add_player(tx.session, tx.chat.id, "@" + ref.value)
+        return players.add_player(tx.db, tx.chat.id, "@" + ref.value)
     want = ref.value.casefold()
     for p in known:
         if p.name.casefold() == want:
             return p
-    return repo.add_player(tx.session, tx.chat.id, ref.value[:MAX_NAME])
+    return players.add_player(tx.db, tx.chat.id, ref.value[:MAX_NAME])

@@ -18,16 +18,14 @@ from service.requests import (
     ShowPlayers,
 )
 from service.unit import Tx
-from storage import hot_path as hot
-from storage import repository as repo
-from storage.models import GameTable
+from storage.gateway import players, tables
 from storage.rows import TableRow
 
 CAPACITY = {Game.MAHJONG: 4, Game.K510: 4, Game.K510_3: 3}
 USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon]"
 
 
-def capacity(table: GameTable | TableRow) -> int:
+def capacity(table: TableRow) -> int:
     return CAPACITY[Game(table.game)]
 
 
@@ -37,9 +35,7 @@ def seats_usage(cap: int) -> str:
 
 def require_table(tx: Tx, *games: Game) -> TableRow:
     """The open table of this chat or topic, of one of `games`, with every seat taken."""
-    table = hot.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
-    if table is None:
-        raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
+    table = _open(tx)
     if games and Game(table.game) not in games:
         raise ServiceError(
             N_("This command is for {wanted}; the open table plays {game}."),
@@ -57,7 +53,7 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
     return table
 
 
-def view(tx: Tx, table: GameTable | TableRow, event: str, who_: str = "") -> TableView:
+def view(tx: Tx, table: TableRow, event: str, who_: str = "") -> TableView:
     names = [p.name for p in who.seated(tx, table)]
     seats = tuple(names) + (None,) * (capacity(table) - len(names))
     dealer = None
@@ -78,10 +74,9 @@ def view(tx: Tx, table: GameTable | TableRow, event: str, who_: str = "") -> Tab
 def new_table(tx: Tx, req: NewTable) -> TableView:
     if req.marathon and req.game is Game.MAHJONG:
         raise ServiceError(N_("A marathon is a 510K option."), usage=USAGE_NEW)
-    old = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
-    if old is not None:
-        repo.close_table(tx.session, old)
-    table = GameTable(
+    tables.close_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    table = tables.add_table(
+        tx.db,
         chat_id=tx.chat.id,
         thread_id=tx.ctx.thread_id,
         season_id=tx.season.id,
@@ -89,15 +84,12 @@ def new_table(tx: Tx, req: NewTable) -> TableView:
         marathon=req.marathon,
         sisuang=tx.chat.sisuang if req.sisuang is None else req.sisuang,
         zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
-        seats=[],
     )
-    tx.session.add(table)
-    tx.session.flush()
     return view(tx, table, "opened")
 
 
-def _open(tx: Tx) -> GameTable:
-    table = repo.open_table(tx.session, tx.chat.id, tx.ctx.thread_id)
+def _open(tx: Tx) -> TableRow:
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None:
         raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
     return table
@@ -121,8 +113,7 @@ def join(tx: Tx, req: Join) -> TableView:
             N_("The table is full. Change the seating with:"), usage="/seats A B C D"
         )
     table.seats = [*table.seats, player.id]
-    tx.session.add(table)
-    tx.session.flush()
+    tables.set_seats(tx.db, table)
     return view(tx, table, "joined", player.name)
 
 
@@ -141,17 +132,16 @@ def seats(tx: Tx, req: Seats) -> TableView:
     ids = [p.id for p in chosen]
     if len(set(ids)) != len(ids):
         raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
-    table.seats = [pid for pid in ids if pid is not None]
+    table.seats = ids
     table.dealer = 0
-    tx.session.add(table)
-    tx.session.flush()
+    tables.set_seats(tx.db, table)
     return view(tx, table, "seated")
 
 
 def set_dealer(tx: Tx, req: SetDealer) -> TableView:
     table = require_table(tx, Game.MAHJONG)
     table.dealer = who.seat_of(tx, table, req.player)
-    hot.set_dealer(tx.db, table.id, table.dealer)
+    tables.set_dealer(tx.db, table.id, table.dealer)
     return view(tx, table, "dealer", who.seated(tx, table)[table.dealer].name)
 
 
@@ -163,19 +153,13 @@ def link(tx: Tx, req: Link) -> Linked:
     require_admin(tx)
     if req.user.kind is not RefKind.USERNAME:
         raise ServiceError(N_("Link a guest to an @username:"), usage="/link 小李 @user")
-    guest = next(
-        (
-            p
-            for p in repo.players_of_chat(tx.session, tx.chat.id)
-            if p.name.casefold() == req.guest.casefold()
-        ),
-        None,
-    )
+    known = players.players_of_chat(tx.db, tx.chat.id)
+    guest = next((p for p in known if p.name.casefold() == req.guest.casefold()), None)
     if guest is None or guest.user_id is not None:
         raise ServiceError(N_("No guest named '{name}' here."), name=req.guest)
     taken = [
         p
-        for p in repo.players_of_chat(tx.session, tx.chat.id)
+        for p in known
         if (p.username or "").casefold() == req.user.value.casefold() and p.id != guest.id
     ]
     if taken:
@@ -183,6 +167,5 @@ def link(tx: Tx, req: Link) -> Linked:
             N_("@{user} already plays here as {name}."), user=req.user.value, name=taken[0].name
         )
     guest.username = req.user.value
-    tx.session.add(guest)
-    tx.session.flush()
+    players.save_player(tx.db, guest)
     return Linked(guest=guest.name, username=req.user.value)

@@ -9,7 +9,9 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, create_engine
+from sqlmodel import create_engine
+
+from storage.sql import Sql
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -64,14 +66,15 @@ def writer(engine: Engine) -> Engine:
 
 
 @contextmanager
-def write_session(engine: Engine) -> Iterator[Session]:
-    """One write transaction: committed on success, rolled back on any error."""
-    with Session(writer(engine), expire_on_commit=False) as session, session.begin():
-        yield session
+def write_transaction(engine: Engine) -> Iterator[Sql]:
+    """One write transaction (SQLite: BEGIN IMMEDIATE): committed on success, rolled back on
+    any error."""
+    with writer(engine).begin() as connection:
+        yield Sql(connection)
 
 
 @contextmanager
-def read_session(engine: Engine) -> Iterator[Session]:
+def read_transaction(engine: Engine) -> Iterator[Sql]:
     """A read-only transaction (a consistent snapshot)."""
-    with Session(engine, expire_on_commit=False) as session, session.begin():
-        yield session
+    with engine.begin() as connection:
+        yield Sql(connection)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -20,8 +21,24 @@ def alembic_config(engine: Engine | None = None) -> Config:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to `revision` (idempotent)."""
+    """Bring the database to `revision` (idempotent).
+
+    SQLite changes a column only by rebuilding its table (Alembic's batch mode), and dropping a
+    table that others reference breaks their foreign keys for a moment: as SQLite prescribes,
+    the keys are not enforced during the upgrade and are checked once, before it commits."""
     cfg = alembic_config(engine)
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, revision)
+    with engine.connect() as conn:
+        driver: Any = conn.connection.driver_connection
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            driver.execute("PRAGMA foreign_keys=OFF")  # outside a transaction, or ignored
+        try:
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all() if sqlite else []
+                if broken:
+                    raise RuntimeError(f"the upgrade broke foreign keys: {broken[:5]}")
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys=ON")

@@ -1,4 +1,9 @@
-"""The schema: chats, seasons, players, tables, and an append-only ledger of events."""
+"""The schema: chats, seasons, players, tables, and an append-only ledger of events.
+
+For Alembic (and the tests' checks) only: the service reads and writes through
+`storage.gateway`. What a new row does not say, the schema fills (`server_default`s, revision
+0004): the gateway's INSERTs name only what they decide.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint, text
+from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 from storage.types import FractionType
@@ -16,17 +21,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+NOW = {"server_default": text("CURRENT_TIMESTAMP")}
+OFF = {"server_default": false()}
+
+
+def sql_default(value: str) -> dict[str, Any]:
+    """A column's default as SQL text (`'[]'`, `0`…)."""
+    return {"server_default": text(value)}
+
+
 class Chat(SQLModel, table=True):
     """A Telegram chat and its settings. Its row is locked by every write of the chat."""
 
     id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     lang: str | None = None
     stake: Fraction | None = Field(default=None, sa_type=FractionType)
-    sisuang: bool = False
-    zerosum: bool = False
-    next_seq: int = 1  # the next event number in this chat (gapless)
-    next_hand_no: int = 1  # the next hand number in this chat (gapless)
-    created_at: datetime = Field(default_factory=utcnow)
+    sisuang: bool = Field(sa_column_kwargs=OFF)
+    zerosum: bool = Field(sa_column_kwargs=OFF)
+    next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
+    next_hand_no: int = Field(sa_column_kwargs=sql_default("1"))  # the next hand number (gapless)
+    created_at: datetime = Field(sa_column_kwargs=NOW)
 
 
 class Season(SQLModel, table=True):
@@ -35,7 +49,7 @@ class Season(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
     number: int
-    opened_at: datetime = Field(default_factory=utcnow)
+    opened_at: datetime = Field(sa_column_kwargs=NOW)
     archived_at: datetime | None = None
 
 
@@ -49,7 +63,7 @@ class Player(SQLModel, table=True):
     name: str
     user_id: int | None = Field(default=None, sa_type=BigInteger)
     username: str | None = None
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = Field(sa_column_kwargs=NOW)
 
 
 class GameTable(SQLModel, table=True):
@@ -69,15 +83,15 @@ class GameTable(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
-    thread_id: int = Field(default=0, sa_type=BigInteger)
+    thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     season_id: int = Field(foreign_key="season.id")
-    game: str  # service.requests.Game
-    marathon: bool = False
-    sisuang: bool = False
-    zerosum: bool = False
-    seats: list[int] = Field(default_factory=list, sa_type=JSON)
-    dealer: int = 0  # mahjong: the dealer's seat index
-    opened_at: datetime = Field(default_factory=utcnow)
+    game: str  # scoring.games.Game
+    marathon: bool = Field(sa_column_kwargs=OFF)
+    sisuang: bool = Field(sa_column_kwargs=OFF)
+    zerosum: bool = Field(sa_column_kwargs=OFF)
+    seats: list[int] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'[]'"))
+    dealer: int = Field(sa_column_kwargs=sql_default("0"))  # mahjong: the dealer's seat index
+    opened_at: datetime = Field(sa_column_kwargs=NOW)
     closed_at: datetime | None = None
 
 
@@ -98,13 +112,13 @@ class Event(SQLModel, table=True):
     table_id: int | None = Field(default=None, foreign_key="game_table.id")
     seq: int
     hand_no: int | None = None
-    kind: str  # "hand" | "kong" | "undo"
-    game: str  # "mahjong" | "510k" | "510k3"
-    text: str = ""
-    data: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    kind: str  # scoring.games.EventKind
+    game: str  # scoring.games.Game
+    text: str = Field(sa_column_kwargs=sql_default("''"))
+    data: dict[str, Any] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'{}'"))
     recorded_by: int | None = Field(default=None, sa_type=BigInteger)
-    recorded_by_name: str = ""
-    created_at: datetime = Field(default_factory=utcnow)
+    recorded_by_name: str = Field(sa_column_kwargs=sql_default("''"))
+    created_at: datetime = Field(sa_column_kwargs=NOW)
     undone_by: int | None = Field(default=None, foreign_key="event.id")
 
 
@@ -115,12 +129,12 @@ class Transfer(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     event_id: int = Field(foreign_key="event.id", index=True)
     season_id: int = Field(foreign_key="season.id", index=True)
-    unit: str  # "mahjong" points or "510k" scores
+    unit: str  # scoring.games.Unit
     payer_id: int | None = Field(default=None, foreign_key="player.id")
     payee_id: int | None = Field(default=None, foreign_key="player.id")
     amount: Fraction = Field(sa_type=FractionType)
     reason: str
-    detail: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    detail: dict[str, Any] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'{}'"))
 
 
 class Balance(SQLModel, table=True):
@@ -130,7 +144,7 @@ class Balance(SQLModel, table=True):
     season_id: int = Field(foreign_key="season.id", primary_key=True)
     player_id: int = Field(foreign_key="player.id", primary_key=True)
     unit: str = Field(primary_key=True)
-    amount: Fraction = Field(default=Fraction(0), sa_type=FractionType)
+    amount: Fraction = Field(sa_type=FractionType, sa_column_kwargs=sql_default("'0'"))
 
 
 class ProcessedUpdate(SQLModel, table=True):
@@ -141,4 +155,4 @@ class ProcessedUpdate(SQLModel, table=True):
     update_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
-    processed_at: datetime = Field(default_factory=utcnow, index=True)
+    processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)

@@ -1,5 +1,5 @@
-"""Plain records of the rows the hand path reads and writes (the ORM classes in `models` cost
-20–35 µs each to build; these cost nothing). Field names match the models'."""
+"""Plain records of the rows the gateway reads and writes: one type per table, field names as
+in the models (an ORM object costs 20–35 µs to build; these cost nothing)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ class ChatRow:
 class SeasonRow:
     id: int
     number: int
+    opened_at: datetime
+    archived_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -54,8 +56,8 @@ class EventRow:
     table_id: int | None
     seq: int
     hand_no: int | None
-    kind: str
-    game: str
+    kind: str  # scoring.games.EventKind
+    game: str  # scoring.games.Game
     text: str
     data: dict[str, Any]
     recorded_by: int | None
@@ -67,9 +69,16 @@ class EventRow:
 @dataclass(slots=True)
 class TransferRow:
     season_id: int
-    unit: str
+    unit: str  # scoring.games.Unit
     payer_id: int | None
     payee_id: int | None
     amount: Fraction | int
     reason: str
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class BalanceRow:
+    player_id: int
+    unit: str  # scoring.games.Unit
+    amount: Fraction

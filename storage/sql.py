@@ -1,4 +1,4 @@
-"""Plain DBAPI statements inside a SQLAlchemy transaction, for the path every hand takes.
+"""Plain DBAPI statements inside a SQLAlchemy transaction: the handle of `storage.gateway`.
 
 A statement costs ~5 µs through the driver and 70–400 µs through SQLAlchemy's statement
 building and the ORM (`bench/RESULTS.md`). The statements are written once in SQLite's `?`

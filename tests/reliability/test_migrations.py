@@ -389,6 +389,79 @@ def test_step_by_step_upgrade_keeps_the_data(empty_url: str) -> None:
         engine.dispose()
 
 
+def test_the_schema_fills_what_a_new_row_leaves_out(empty_url: str) -> None:
+    """From 0004 on the defaults are the schema's (the gateway's INSERTs leave them out): on a
+    database upgraded with data, rows that give only what they decide get them."""
+    import json
+
+    from storage.sql import Sql
+
+    engine = make_engine(empty_url)
+    try:
+        upgrade(engine, "0003")
+        with engine.begin() as conn:
+            seeded = seed_0001(conn)
+        upgrade(engine, "head")
+        chat = CHAT_ID + 1
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO chat (id) VALUES (:c)"), {"c": chat})
+            season = _insert(conn, "season", chat_id=chat, number=1)
+            player = _insert(conn, "player", chat_id=chat, name="Eve")
+            table = _insert(conn, "game_table", chat_id=chat, season_id=season, game="mahjong")
+            event = _insert(
+                conn, "event", chat_id=chat, season_id=season, seq=1, kind="undo", game="mahjong"
+            )
+            _insert(
+                conn,
+                "transfer",
+                event_id=event,
+                season_id=season,
+                unit="mahjong",
+                payer_id=player,
+                amount="1",
+                reason="win",
+            )
+            _insert(conn, "balance", season_id=season, player_id=player, unit="mahjong")
+            _insert(conn, "processed_update", update_id=1, chat_id=chat)
+
+        def row(sql: str, **params: Any) -> tuple[Any, ...]:
+            with engine.connect() as conn:
+                return tuple(conn.execute(text(sql), params).one())
+
+        def js(value: Any) -> Any:
+            return json.loads(value) if isinstance(value, str) else value
+
+        now = datetime.now(UTC)
+        stamps = [
+            row("SELECT created_at FROM chat WHERE id = :c", c=chat)[0],
+            row("SELECT opened_at FROM season WHERE id = :i", i=season)[0],
+            row("SELECT created_at FROM player WHERE id = :i", i=player)[0],
+            row("SELECT opened_at FROM game_table WHERE id = :i", i=table)[0],
+            row("SELECT created_at FROM event WHERE id = :i", i=event)[0],
+            row("SELECT processed_at FROM processed_update WHERE update_id = 1")[0],
+        ]
+        for stamp in stamps:
+            assert abs(Sql.when_out(stamp) - now) < timedelta(minutes=5), stamps
+        assert row(
+            "SELECT sisuang, zerosum, next_seq, next_hand_no FROM chat WHERE id = :c", c=chat
+        ) == (False, False, 1, 1)
+        thread, marathon, sisuang, zerosum, seats, dealer = row(
+            "SELECT thread_id, marathon, sisuang, zerosum, seats, dealer FROM game_table"
+            " WHERE id = :i",
+            i=table,
+        )
+        assert (thread, marathon, sisuang, zerosum, js(seats), dealer) == (0, 0, 0, 0, [], 0)
+        text_, data, by = row(
+            "SELECT text, data, recorded_by_name FROM event WHERE id = :i", i=event
+        )
+        assert (text_, js(data), by) == ("", {}, "")
+        assert js(row("SELECT detail FROM transfer WHERE event_id = :i", i=event)[0]) == {}
+        assert row("SELECT amount FROM balance WHERE season_id = :s", s=season) == ("0",)
+        assert balances(engine, CHAT_ID) == seeded.balances
+    finally:
+        engine.dispose()
+
+
 def check_the_bot_works(engine: Engine, seeded: Seeded) -> None:
     """The whole bot on the upgraded database: views, a new hand, an undo, a redelivery."""
     bots = make_bot(engine)

@@ -1,0 +1,160 @@
+"""Chats, their seasons and the updates already processed."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from fractions import Fraction
+
+from scoring.games import EventKind
+from storage.rows import ChatRow, SeasonRow
+from storage.sql import Row, Sql
+
+CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no"
+SEASON = "id, number, opened_at, archived_at"
+CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update")  # have chat_id
+
+
+def _chat(row: Row) -> ChatRow:
+    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no = row
+    return ChatRow(
+        id_,
+        lang,
+        None if stake is None else Fraction(stake),
+        bool(sisuang),
+        bool(zerosum),
+        next_seq,
+        next_hand_no,
+    )
+
+
+def lock_chat(db: Sql, chat_id: int) -> ChatRow:
+    """The chat's row, created if new and locked until the transaction ends (PostgreSQL: the
+    upsert takes the row lock; SQLite: the writer already holds the database lock, so an
+    existing row is only read)."""
+    if not db.pg:
+        found = get_chat(db, chat_id)
+        if found is not None:
+            return found
+    row = db.row(
+        "INSERT INTO chat (id) VALUES (?)"
+        f" ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq RETURNING {CHAT}",
+        (chat_id,),
+    )
+    assert row is not None
+    return _chat(row)
+
+
+def get_chat(db: Sql, chat_id: int) -> ChatRow | None:
+    row = db.row(f"SELECT {CHAT} FROM chat WHERE id = ?", (chat_id,))
+    return None if row is None else _chat(row)
+
+
+def save_counters(db: Sql, chat: ChatRow) -> None:
+    """The chat's next event and hand numbers (the row is locked: they stay gapless)."""
+    db.run(
+        "UPDATE chat SET next_seq = ?, next_hand_no = ? WHERE id = ?",
+        (chat.next_seq, chat.next_hand_no, chat.id),
+    )
+
+
+def save_settings(db: Sql, chat: ChatRow) -> None:
+    """The chat's settings: language, stake and the default rules of new tables."""
+    db.run(
+        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ? WHERE id = ?",
+        (
+            chat.lang,
+            None if chat.stake is None else str(chat.stake),
+            chat.sisuang,
+            chat.zerosum,
+            chat.id,
+        ),
+    )
+
+
+def move_chat(db: Sql, old_id: int, new_id: int) -> None:
+    """Group → supergroup migration: every row of the old chat id moves to the new one."""
+    if get_chat(db, old_id) is None or get_chat(db, new_id) is not None:
+        return
+    db.run(
+        "INSERT INTO chat (id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, created_at)"
+        " SELECT ?, lang, stake, sisuang, zerosum, next_seq, next_hand_no, created_at"
+        " FROM chat WHERE id = ?",
+        (new_id, old_id),
+    )
+    for table in CHAT_OWNED:
+        db.run(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    db.run("DELETE FROM chat WHERE id = ?", (old_id,))
+
+
+def earlier_claim(db: Sql, update_id: int) -> tuple[int | None] | None:
+    """How an update was processed before: `(event id,)` (None: it recorded no event); None
+    if it is new. Asked under the chat's lock, so a concurrent delivery has committed."""
+    row = db.row("SELECT event_id FROM processed_update WHERE update_id = ?", (update_id,))
+    return None if row is None else (row[0],)
+
+
+def claim_update(db: Sql, update_id: int, chat_id: int, event_id: int | None) -> None:
+    """Mark an update processed, with the event it recorded, in the same transaction (a second
+    claim of the same update fails the transaction: nothing is recorded twice)."""
+    db.run(
+        "INSERT INTO processed_update (update_id, chat_id, event_id) VALUES (?, ?, ?)",
+        (update_id, chat_id, event_id),
+    )
+
+
+def prune_updates(db: Sql, older_than: timedelta) -> None:
+    """Forget processed update ids older than `older_than` (Telegram reuses ids after a
+    week without updates; it redelivers for a day at most)."""
+    db.run(
+        "DELETE FROM processed_update WHERE processed_at < ?", (db.when(db.moment - older_than),)
+    )
+
+
+def _season(db: Sql, row: Row) -> SeasonRow:
+    id_, number, opened_at, archived_at = row
+    return SeasonRow(
+        id_,
+        number,
+        db.when_out(opened_at),
+        None if archived_at is None else db.when_out(archived_at),
+    )
+
+
+def current_season(db: Sql, chat_id: int, *, create: bool = False) -> SeasonRow | None:
+    """The chat's season in play (with `create`: the first one, opened if there is none)."""
+    row = db.row(
+        f"SELECT {SEASON} FROM season WHERE chat_id = ? AND archived_at IS NULL"
+        " ORDER BY number DESC LIMIT 1",
+        (chat_id,),
+    )
+    if row is None:
+        return open_season(db, chat_id, 1) if create else None
+    return _season(db, row)
+
+
+def season_by_number(db: Sql, chat_id: int, number: int) -> SeasonRow | None:
+    row = db.row(f"SELECT {SEASON} FROM season WHERE chat_id = ? AND number = ?", (chat_id, number))
+    return None if row is None else _season(db, row)
+
+
+def seasons_with_hands(db: Sql, chat_id: int) -> list[tuple[SeasonRow, int]]:
+    """The chat's seasons, first first, each with its number of hands (undone ones too)."""
+    rows = db.rows(
+        f"SELECT {SEASON}, (SELECT count(*) FROM event WHERE event.season_id = season.id"
+        " AND event.kind = ?) FROM season WHERE chat_id = ? ORDER BY number",
+        (EventKind.HAND.value, chat_id),
+    )
+    return [(_season(db, row[:4]), int(row[4])) for row in rows]
+
+
+def open_season(db: Sql, chat_id: int, number: int) -> SeasonRow:
+    row = db.row(
+        f"INSERT INTO season (chat_id, number) VALUES (?, ?) RETURNING {SEASON}",
+        (chat_id, number),
+    )
+    assert row is not None
+    return _season(db, row)
+
+
+def archive_season(db: Sql, season_id: int) -> None:
+    db.run("UPDATE season SET archived_at = CURRENT_TIMESTAMP WHERE id = ?", (season_id,))
