@@ -156,3 +156,16 @@ class ProcessedUpdate(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
     processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+
+
+class AppLink(SQLModel, table=True):
+    """The Mini App's key to a chat (and forum topic): a random token, the `startapp` of the
+    chat's app link. Neither guessable nor derived from the chat id."""
+
+    __tablename__ = "app_link"
+    __table_args__ = (UniqueConstraint("chat_id", "thread_id"),)
+
+    token: str = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
+    thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
+    created_at: datetime = Field(sa_column_kwargs=NOW)

@@ -11,7 +11,14 @@ from storage.sql import Row, Sql
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no"
 SEASON = "id, number, opened_at, archived_at"
-CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update")  # have chat_id
+CHAT_OWNED = (
+    "season",
+    "player",
+    "game_table",
+    "event",
+    "processed_update",
+    "app_link",
+)  # have chat_id
 
 
 def _chat(row: Row) -> ChatRow:
