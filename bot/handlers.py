@@ -24,6 +24,7 @@ from bot.callbacks import parse_press
 from bot.export_csv import export_csv
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
+from bot.miniapp.command import open_app
 from bot.parsing import NotForThisBot, ParseError, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_png, export_caption
@@ -32,7 +33,7 @@ from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
 from service.replies import ChartData, ExportData, Info, Reply, TableView
-from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
+from service.requests import Link, OpenApp, Request, Reset, SetOption, ShowPlayers, Undo
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link)
@@ -193,6 +194,14 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
             renderer = await renderer_for(context, update)
             await send(message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if isinstance(request, OpenApp) and update.effective_chat is not None:
+        chat = update.effective_chat
+        renderer = await renderer_for(context, update)
+        out, keyboard = await open_app(context, renderer, chat.id, chat.type, thread_of(message))
+        await message.reply_text(
+            out.text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
+        )
         return
     try:
         answered = await run(update, context, request, message.text)
