@@ -279,9 +279,12 @@ class HistoryHandler(Api):
 
 
 class _Recording(Api):
-    def request_of(self, form: Any) -> tuple[str, Request]:
+    async def request_of(self, form: Any) -> tuple[str, Request]:
+        """The form's command (players by name where that reads the same) and request."""
+        table, _ = await self.read(ShowPlayers())
+        seats = table.seats if isinstance(table, TableView) else ()
         try:
-            return forms.request(form)
+            return forms.request(form, seats)
         except forms.FormError:
             raise tornado.web.HTTPError(400) from None
 
@@ -296,7 +299,7 @@ class CheckHandler(_Recording):
     async def post(self) -> None:
         text, request = None, None
         try:
-            text, request = self.request_of(self.body().get("form"))
+            text, request = await self.request_of(self.body().get("form"))
             await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:
             await self.refused(err.msgid, err.params)
@@ -314,7 +317,7 @@ class RecordHandler(_Recording):
         except ValueError:
             raise tornado.web.HTTPError(400) from None
         try:
-            text, request = self.request_of(data.get("form"))
+            text, request = await self.request_of(data.get("form"))
             ctx = self.ctx(text, update_id_of(key, self.place.chat_id))
             answer = await self.env.service.perform(ctx, request)
         except (ParseError, ServiceError) as err:
