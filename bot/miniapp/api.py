@@ -224,6 +224,14 @@ def _table(r: Renderer, v: TableView, kongs: tuple[HandView, ...]) -> dict[str, 
     }
 
 
+def _seasons(r: Renderer, v: SeasonsView) -> list[dict[str, Any]]:
+    lines = r.render(v).text.split("\n")[1:]  # after the title, a line per season, a hint
+    return [
+        {"number": s.number, "archived": s.archived_at is not None, "html": line}
+        for s, line in zip(v.seasons, lines, strict=False)
+    ]
+
+
 class ViewHandler(Api):
     """GET: everything the pages show, for the current season or `?season=N`."""
 
@@ -255,12 +263,7 @@ class ViewHandler(Api):
                 "history": [_hand(r, h) for h in reversed(history.hands)]
                 if isinstance(history, HistoryView)
                 else [],
-                "seasons": [
-                    {"number": s.number, "archived": s.archived_at is not None, "hands": s.hands}
-                    for s in seasons.seasons
-                ]
-                if isinstance(seasons, SeasonsView)
-                else [],
+                "seasons": _seasons(r, seasons) if isinstance(seasons, SeasonsView) else [],
                 "table": _table(r, table, kongs) if isinstance(table, TableView) else None,
             }
         )

@@ -105,9 +105,7 @@ const pages = {
   },
   seasons() {
     return [el("h1", {}, t("seasons")), el("ul", { class: "rows card" }, ...[...state.data.seasons].reverse().map((s) =>
-      el("li", {}, el("button", { class: "link", onclick: () => openSeason(s) },
-        t("season", { n: s.number }) + (s.archived ? ` · ${t("archived")}` : "")),
-      el("span", { class: "hint" }, String(s.hands)))))];
+      el("li", {}, el("button", { class: "link season", onclick: () => openSeason(s), html: s.html }))))];
   },
   table() {
     const table = state.data.table;
