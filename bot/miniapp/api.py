@@ -18,7 +18,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import tornado.web
@@ -36,8 +35,8 @@ from bot.render import Renderer
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
+from service.glance import CurveCache, Curves
 from service.replies import (
-    ChartData,
     HandView,
     HistoryView,
     Recorded,
@@ -47,12 +46,11 @@ from service.replies import (
     StandingsView,
     TableView,
 )
-from service.requests import Chart, History, Request, Seasons, Settle, ShowPlayers, Standings
+from service.requests import History, Request, Seasons, Settle, ShowPlayers, Standings
 
 log = logging.getLogger(__name__)
 INIT_HEADER = "X-Telegram-Init-Data"
 CHAT_HEADER = "X-Jifen-Chat"
-CHART_POINTS = 400  # a line's points at most: the chart of a long season is thinned
 HISTORY_PAGE = 30
 HISTORY_MAX = 500
 
@@ -66,6 +64,7 @@ class Env:
     token: str
     max_age: float
     members: Members = field(default_factory=Members)
+    curves: CurveCache = field(default_factory=CurveCache)
     clock: Callable[[], float] = time.time
 
     @property
@@ -88,14 +87,6 @@ def update_id_of(key: str, chat_id: int) -> int:
     """The update id a recording claims: negative (Telegram's are positive), from its key."""
     digest = hashlib.sha256(f"{chat_id}:{key}".encode()).digest()
     return -(int.from_bytes(digest[:8], "big") >> 1) - 1
-
-
-def thin(values: tuple[Fraction, ...], limit: int = CHART_POINTS) -> list[int]:
-    """At most `limit` indices of `values`, evenly spread, first and last kept."""
-    n = len(values)
-    if n <= limit:
-        return list(range(n))
-    return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
 
 
 class Api(tornado.web.RequestHandler):
@@ -195,22 +186,15 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
     }
 
 
-def _chart(v: ChartData) -> list[dict[str, Any]]:
-    series = []
-    for s in v.series:
-        keep = thin(s.lines[0].values) if s.lines else []
-        hands = (0, *s.hand_nos)
-        series.append(
-            {
-                "unit": s.unit,
-                "hands": [hands[i] for i in keep],
-                "lines": [
-                    {"name": line.name, "values": [float(line.values[i]) for i in keep]}
-                    for line in s.lines
-                ],
-            }
-        )
-    return series
+def _chart(series: tuple[Curves, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "unit": s.unit,
+            "hands": list(s.hand_nos),
+            "lines": [{"name": line.name, "values": list(line.values)} for line in s.lines],
+        }
+        for s in series
+    ]
 
 
 def _table(r: Renderer, v: TableView, kongs: tuple[HandView, ...]) -> dict[str, Any]:
@@ -238,7 +222,12 @@ class ViewHandler(Api):
     async def get(self) -> None:
         season = self.season_arg()
         standings, lang = await self.read(Standings(season=season))
-        chart, _ = await self.read(Chart(season=season))
+        try:
+            chart = await asyncio.to_thread(
+                self.env.service.balance_curves, self.place.chat_id, season, self.env.curves
+            )
+        except ServiceError:
+            chart = ()
         settle, _ = await self.read(Settle(season=season))
         history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
         seasons, _ = await self.read(Seasons())
@@ -258,7 +247,7 @@ class ViewHandler(Api):
                 "standings": _standings(r, standings)
                 if isinstance(standings, StandingsView)
                 else None,
-                "chart": _chart(chart) if isinstance(chart, ChartData) else [],
+                "chart": _chart(chart),
                 "settle": r.render(settle).text if isinstance(settle, SettleView) else None,
                 "history": [_hand(r, h) for h in reversed(history.hands)]
                 if isinstance(history, HistoryView)

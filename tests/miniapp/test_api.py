@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.engine import Engine
 
+from service import glance
+from storage.db import read_transaction
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, ZHANG, AppKit, app_kit
 
 ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
@@ -164,3 +166,28 @@ async def test_the_page_and_its_assets_are_served_small(kit: AppKit) -> None:
             assert response.status_code == 200
             total += len(response.content)
     assert total < 300_000
+
+
+async def test_the_chart_follows_new_hands_and_undos_and_samples_long_seasons(
+    kit: AppKit,
+) -> None:
+    async def chart() -> dict[str, object]:
+        async with kit.client() as http:
+            view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
+        [series] = view["chart"]
+        return {"hands": series["hands"], "Ann": series["lines"][0]["values"]}
+
+    for _ in range(3):
+        await kit.say(CAT, "/hu Ann zimo")
+    first = await chart()
+    assert first["hands"] == [0, 1, 2, 3] and first["Ann"] == sorted(first["Ann"])  # type: ignore[type-var]
+    await kit.say(CAT, "/hu Ann zimo qys")  # read on its own
+    more = await chart()
+    assert more["hands"] == [0, 1, 2, 3, 4] and more["Ann"][:4] == first["Ann"]  # type: ignore[index]
+    await kit.say(CAT, "/undo")  # changes the past: the season is read again
+    assert await chart() == first
+    service = kit.app.bot_data["service"]
+    with read_transaction(service.engine) as db:
+        [sampled] = glance.balance_curves(db, GROUP.id, None, glance.CurveCache(), points=2)
+    ann = first["Ann"]
+    assert sampled.hand_nos == (0, 2, 3) and sampled.lines[0].values == (0, ann[2], ann[3])  # type: ignore[index]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from bot.miniapp import auth, forms
-from bot.miniapp.api import thin, update_id_of
+from bot.miniapp.api import update_id_of
 from bot.miniapp.members import Members, Role
 from bot.parsing import ParseError, parse
 from bot.settings import InvalidSettings, Settings
@@ -154,13 +153,6 @@ def test_an_idempotency_key_claims_a_negative_update_id_per_chat() -> None:
     key = "0b6f8e4c-6a1d-4f4e-9d0c-3f1f0c2b9a11"
     assert update_id_of(key, -5) == update_id_of(key, -5) < 0
     assert update_id_of(key, -5) != update_id_of(key, -6)
-
-
-def test_a_long_chart_is_thinned_keeping_both_ends() -> None:
-    values = tuple(Fraction(i) for i in range(10_001))
-    kept = thin(values, 400)
-    assert len(kept) == 400 and kept[0] == 0 and kept[-1] == 10_000
-    assert thin(values[:5]) == [0, 1, 2, 3, 4]
 
 
 def test_the_app_settings() -> None:
