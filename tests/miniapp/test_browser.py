@@ -38,7 +38,10 @@ if not CHROMIUM.exists() and not os.environ.get("JIFEN_REQUIRE_BROWSER"):
     pytest.skip(
         "no /usr/bin/chromium (apt-get install chromium fonts-noto-cjk)", allow_module_level=True
     )
-playwright_api = pytest.importorskip("playwright.async_api")
+if os.environ.get("JIFEN_REQUIRE_BROWSER"):  # CI: a missing piece fails, never skips
+    import playwright.async_api as playwright_api
+else:
+    playwright_api = pytest.importorskip("playwright.async_api")
 
 
 @pytest.fixture
