@@ -5,7 +5,13 @@ from __future__ import annotations
 import logging
 
 from sqlalchemy.engine import Engine
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeDefault,
+    Message,
+    Update,
+)
 from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
@@ -21,6 +27,7 @@ from bot import handlers
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
 from bot.miniapp.command import set_menu_button
+from bot.parsing import command_text
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
 from service.core import Service
@@ -43,6 +50,15 @@ MENU = (
     ("rules", N_("the rules in force")),
     ("help", N_("how to use the bot")),
 )
+
+
+class _Addressed(filters.MessageFilter):
+    """Text that is a command for this bot though Telegram marks none at its start: `/胡 …`
+    (only Latin commands are marked) and `@thisbot /command …` (see `command_text`)."""
+
+    def filter(self, message: Message) -> bool:
+        text = message.text
+        return text is not None and command_text(text, message.get_bot().username) is not None
 
 
 async def set_menu(application: AnyApplication) -> None:
@@ -88,7 +104,8 @@ def build_application(
         limit, window = config.flood
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
     application.add_handler(TypeHandler(Update, handlers.flood_gate), group=-1)
-    commands = filters.COMMAND & filters.UpdateType.MESSAGE  # edits are not re-recorded
+    # Edits are not re-recorded.
+    commands = (filters.COMMAND | _Addressed()) & filters.UpdateType.MESSAGE
     application.add_handler(MessageHandler(commands, handlers.on_command))
     application.add_handler(CallbackQueryHandler(handlers.on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))

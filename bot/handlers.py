@@ -25,7 +25,7 @@ from bot.export_csv import export_csv
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.miniapp.command import open_app
-from bot.parsing import NotForThisBot, ParseError, parse
+from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_png, export_caption
 from scoring.games import Game
@@ -161,7 +161,7 @@ async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if guard is None or user is None or chat is None:
         return
     message = update.message
-    if query is None and (message is None or not (message.text or "").startswith("/")):
+    if query is None and (message is None or not is_command(message.text, context.bot.username)):
         return
     verdict = guard.check(user.id, chat.id)
     if verdict is Verdict.ALLOW:
@@ -178,16 +178,24 @@ async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     raise ApplicationHandlerStop
 
 
+def is_command(text: str | None, bot_username: str) -> bool:
+    """Text starting with /, or a command for this bot that Telegram did not mark as one."""
+    return text is not None and (
+        text.startswith("/") or command_text(text, bot_username) is not None
+    )
+
+
 async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Every command: parse, run, answer."""
+    """Every command (`@thisbot /command …` too): parse, run, answer."""
     message, user = update.effective_message, update.effective_user
     if message is None or not message.text:
         return
-    if is_bare_hu(message.text, context.bot.username):
+    text = command_text(message.text, context.bot.username) or message.text
+    if is_bare_hu(text, context.bot.username):
         await start_wizard(update, context, await renderer_for(context, update))
         return
     try:
-        request = parse(message.text, context.bot.username)
+        request = parse(text, context.bot.username)
     except NotForThisBot:
         return
     except ParseError as err:
@@ -204,7 +212,7 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         )
         return
     try:
-        answered = await run(update, context, request, message.text)
+        answered = await run(update, context, request, text)
     except ServiceError as err:
         renderer = await renderer_for(context, update)
         await send(message, renderer.error(err.msgid, err.params, err.usage))
@@ -304,10 +312,10 @@ def addressed_to_us(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 
 
 def is_bare_hu(text: str, bot_username: str) -> bool:
-    """`/hu` alone (or `/hu@thisbot`): the button wizard."""
+    """`/hu` or `/胡` alone (or `/hu@thisbot`): the button wizard."""
     words = text.split()
-    command, _, bot = (words[0].lower() if len(words) == 1 else "").partition("@")
-    return command == "/hu" and bot in ("", bot_username.lower())
+    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
+    return bot in ("", bot_username.lower()) and command_name(words[0]) == "hu"
 
 
 async def seats_for_wizard(

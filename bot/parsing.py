@@ -51,7 +51,17 @@ from service.requests import (
     Undo,
 )
 
-__all__ = ["COMMANDS", "USAGE", "NotForThisBot", "ParseError", "normalise", "parse"]
+__all__ = [
+    "COMMANDS",
+    "USAGE",
+    "NotForThisBot",
+    "ParseError",
+    "command_name",
+    "command_text",
+    "normalise",
+    "parse",
+    "synonyms",
+]
 
 
 class ParseError(Exception):
@@ -137,13 +147,16 @@ def _aliases(groups: Mapping[_V, Iterable[str]]) -> dict[str, _V]:
 
 _HOW = _aliases(
     {
-        WinType.ZIMO: ("zimo", "zm", "自摸"),
-        WinType.DIANPAO: ("pao", "dianpao", "fangpao", "dp", "点炮", "放炮"),
+        WinType.ZIMO: ("zimo", "zm", "自摸", "自摸胡"),
+        WinType.DIANPAO: (
+            *("pao", "dianpao", "fangpao", "fangchong", "dp"),
+            *("点炮", "放炮", "放铳", "放冲", "接炮", "点炮胡", "放炮胡", "炮胡"),
+        ),
         WinType.GANGKAI: ("gangkai", "gangshanghua", "gsh", "杠上花", "杠上开花", "杠开"),
         WinType.GANGPAO: ("gangpao", "gangshangpao", "gsp", "杠上炮"),
-        WinType.QIANGGANG: ("qianggang", "qiangganghu", "qgh", "抢杠", "抢杠胡"),
+        WinType.QIANGGANG: ("qianggang", "qiangganghu", "qgh", "抢杠", "抢杠胡", "抢杠和"),
         WinType.QUANQIUPAO: ("quanqiupao", "全求炮"),
-        WinType.HAIDILAO: ("haidi", "haidilao", "海底捞月", "海底捞", "海底"),
+        WinType.HAIDILAO: ("haidi", "haidilao", "海底捞月", "海底捞", "海底", "妙手回春"),
         WinType.HAIDIPAO: ("haidipao", "海底炮"),
         WinType.TIANHU: ("tianhu", "天胡", "天和"),
         WinType.DIHU: ("dihu", "地胡", "地和"),
@@ -153,19 +166,37 @@ _HOW = _aliases(
 
 _PATTERNS = _aliases(
     {
-        (Pattern.JIHU, 0): ("jihu", "鸡胡"),
-        (Pattern.PENGPENGHU, 0): ("pph", "pengpenghu", "pengpeng", "碰碰胡", "对对胡"),
-        (Pattern.QIDUI, 0): ("qidui", "qidui0", "七对", "七小对", "七对子"),
-        (Pattern.QIDUI, 1): ("qidui1", "七大对"),
-        (Pattern.QIDUI, 2): ("qidui2", "豪华大七对", "豪华七对"),
-        (Pattern.QIDUI, 3): ("qidui3", "超级豪华大七对", "超级豪华七对", "超豪华七对"),
+        (Pattern.JIHU, 0): ("jihu", "pinghu", "pihu", "鸡胡", "平胡", "屁胡"),
+        (Pattern.PENGPENGHU, 0): (
+            *("pph", "pengpenghu", "pengpeng", "duiduihu"),
+            *("碰碰胡", "碰碰和", "对对胡", "对对和", "大对子"),
+        ),
+        (Pattern.QIDUI, 0): ("qidui", "qidui0", "七对", "七小对", "七对子", "小七对"),
+        (Pattern.QIDUI, 1): ("qidui1", "longqidui", "七大对", "龙七对", "龙七"),
+        (Pattern.QIDUI, 2): (
+            *("qidui2", "shuanghaoqi", "豪华大七对", "豪华七对"),
+            *("双豪七", "双豪华七对"),
+        ),
+        (Pattern.QIDUI, 3): (
+            *("qidui3", "sanhaoqi", "超级豪华大七对", "超级豪华七对", "超豪华七对"),
+            *("三豪七", "三豪华七对"),
+        ),
     }
 )
+
+#: Words whose number of fours differs by region: refused with the choices, never guessed.
+_AMBIGUOUS = {
+    word: N_(
+        "'{word}' counts differently by region: write 七大对 (qidui1) for one set of four, "
+        "双豪七 (qidui2) for two"
+    )
+    for word in ("豪七", "haoqi")
+}
 
 _QYS, _MQ, _QQR, _FENG = "qys", "mq", "qqr", "feng"
 _FLAGS = _aliases(
     {
-        _QYS: ("qys", "qingyise", "清一色"),
+        _QYS: ("qys", "qingyise", "清一色", "清"),
         _MQ: ("mq", "menqing", "门清", "门前清"),
         _QQR: ("qqr", "quanqiuren", "全求人"),
         _FENG: ("feng", "fenghu", "封胡", "封"),
@@ -185,6 +216,52 @@ _KONGS = _aliases(
 _NOT_A_PLAYER = frozenset(
     {*_HOW, *_PATTERNS, *(word for word, flag in _FLAGS.items() if flag != _FENG)}
 )
+
+#: Keywords that are also given names: never cut out of a longer word.
+_GIVEN_NAMES = frozenset({"天和", "地和", "人和"})
+
+
+def _glue_splitter(keywords: frozenset[str]) -> Callable[[str], list[str]]:
+    """A function cutting a word typed without spaces into `keywords` and what stands between
+    them, e.g. `老王自摸清一色` → `老王 自摸 清一色`, `点炮3` → `点炮 3`.
+
+    The rule (docs/commands.md): a word that is a keyword, or has none in it, stays whole; in
+    the others the Chinese keywords of two or more characters are cut out (the longest at each
+    position, left to right), and a pinyin keyword only where it meets Chinese characters
+    (`老王zimo`, never inside `Danzimo`) and unless it is also a name (feng, an, ming, bu).
+    What stands between the cuts is read whole: a name, a seat number, or a one-character
+    keyword (清 封 暗 明 补) — so 小明 stays 小明. 天和, 地和 and 人和 are also given names:
+    they count only as whole words.
+    """
+    cut = sorted(
+        (w for w in keywords if len(w) > 1 and not w.isascii() and w not in _GIVEN_NAMES),
+        key=len,
+        reverse=True,
+    )
+    pattern = re.compile(
+        "|".join(map(re.escape, cut)) + r"|(?<![\x00-\x7f])[a-z0-9]+(?![\x00-\x7f])",
+        re.IGNORECASE,
+    )
+    cuttable = frozenset(cut) | (keywords & _NOT_A_PLAYER)
+
+    def split(word: str) -> list[str]:
+        if word.lower() in keywords or word[0] == "@":
+            return [word]
+        pieces: list[str] = []
+        start = 0
+        for found in pattern.finditer(word):
+            if found.group().lower() not in cuttable:  # a Latin run that is no keyword
+                continue
+            pieces += [word[start : found.start()], found.group()]
+            start = found.end()
+        return [piece for piece in (*pieces, word[start:]) if piece]
+
+    return split
+
+
+_split_hu = _glue_splitter(frozenset({*_HOW, *_PATTERNS, *_FLAGS, *_KONGS}))
+_split_gang = _glue_splitter(frozenset(_KONGS))
+
 
 _ME = frozenset({"me", "i", "我"})
 _OUT = frozenset({"out", "出"})
@@ -232,6 +309,17 @@ _SWITCH = _aliases(
     }
 )
 
+
+def synonyms() -> str:
+    """The Chinese words of /hu that mean the same, for /rules: `自摸 = 自摸胡 · …`."""
+    same: dict[object, list[str]] = {}
+    for table in (_HOW, _PATTERNS, _FLAGS):
+        for word, meaning in table.items():
+            if not word.isascii():
+                same.setdefault(meaning, []).append(word)
+    return " · ".join(f"{words[0]} = {' '.join(words[1:])}" for words in same.values() if words[1:])
+
+
 # What is allowed, for error messages (language-neutral: keywords only).
 _HOW_LIST = (
     "zimo 自摸 · pao 点炮 · gangkai 杠上花 · gangpao 杠上炮 · qianggang 抢杠 · quanqiupao 全求炮 · "
@@ -273,6 +361,7 @@ _HEAD = re.compile(
     re.DOTALL,
 )
 _DIGITS = re.compile(r"[0-9]+")
+_NOT_DIGITS = re.compile(r"[^0-9]+")
 _USERNAME = re.compile(r"[A-Za-z0-9_]{1,32}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _STAKE = re.compile(r"[0-9]{1,7}(?:\.[0-9]{0,4})?|\.[0-9]{1,4}")
@@ -300,10 +389,20 @@ def _int(digits: str) -> int:
 def _unknown(
     word: str, choices: Iterable[str], usage: str, msgid: str, msgid_guess: str, allowed: str = ""
 ) -> ParseError:
-    """The error for an unknown `word`, with `msgid_guess` when one of `choices` is close."""
-    guess = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.75)
-    if guess and len(word) <= 40:
-        return ParseError(msgid_guess, usage, word=_show(word), guess=guess[0], allowed=allowed)
+    """The error for an unknown `word`, with `msgid_guess` when it looks like a typo of one of
+    `choices`.
+
+    Only a Latin word is guessed at, and only as a word with the same digits: a Chinese word
+    that is not a keyword is more often another hand (龙七对 is not 七对) or a regional name
+    than a typo, and a different number is a different hand (qidui4 is not qidui1) — a guess
+    must never change the score unnoticed. The others get the list of `allowed` words.
+    """
+    if word.isascii() and len(word) <= 40:
+        digits = _NOT_DIGITS.sub("", word)
+        same = [c for c in choices if c.isascii() and _NOT_DIGITS.sub("", c) == digits]
+        guess = difflib.get_close_matches(word.lower(), same, n=1, cutoff=0.75)
+        if guess:
+            return ParseError(msgid_guess, usage, word=_show(word), guess=guess[0], allowed=allowed)
     return ParseError(msgid, usage, word=_show(word), allowed=allowed)
 
 
@@ -542,7 +641,7 @@ def _parse_link(args: str) -> Link:
 def _parse_gang(args: str) -> Gang:
     """`/gang <player> an` · `/gang <player> ming|bu <from>`."""
     usage = USAGE["gang"]
-    words = _words(args)
+    words = [piece for word in _words(args) for piece in _split_gang(word)]
     if not words:
         raise ParseError(N_("say who konged and which kong: {allowed}"), usage, allowed=_KONG_LIST)
     if len(words) == 1:
@@ -585,6 +684,16 @@ def _hu_player(words: _Cursor, msgid: str, after: str) -> PlayerRef:
 
 def _payer(words: _Cursor, after: str) -> PlayerRef:
     return _hu_player(words, N_("'{word}' must be followed by the player who paid"), after)
+
+
+def _optional_payer(words: _Cursor) -> PlayerRef | None:
+    """The player named next in the clause, if the next word is not a keyword (a seat number
+    is a player here)."""
+    word = words.peek()
+    if word is None or word.lower() in _NOT_A_PLAYER or word.lower() in _FLAGS:
+        return None
+    words.next()
+    return _player(word, USAGE["hu"])
 
 
 def _chain_length(words: _Cursor) -> int | None:
@@ -639,6 +748,8 @@ def _stray(word: str, how: WinType | None) -> ParseError:
             usage,
             word=_show(word),
         )
+    if word.lower() in _AMBIGUOUS:
+        return ParseError(_AMBIGUOUS[word.lower()], usage, word=_show(word))
     if word.lower() in _KONGS:
         return ParseError(
             N_("'{word}' is out of place: record kongs with /gang, or list them after gangkai"),
@@ -667,7 +778,7 @@ def _stray(word: str, how: WinType | None) -> ParseError:
 def _hu_clause(text: str) -> HuClause:
     """`<winner> <how> [pattern] [flags]` (pattern and flags may also come before the how)."""
     usage = USAGE["hu"]
-    words = _Cursor(text.split())
+    words = _Cursor([piece for word in text.split() for piece in _split_hu(word)])
     first = words.next()
     if first is None or first.lower() in _NOT_A_PLAYER:
         raise ParseError(
@@ -697,6 +808,8 @@ def _hu_clause(text: str) -> HuClause:
             how, how_word = _HOW[key], word
             if how.needs_discarder:  # named right after the keyword
                 source = _payer(words, word)
+            elif how is WinType.RENHU:  # the dealer pays: naming him is optional
+                source = _optional_payer(words)
             if how.chained:  # an optional chain length after him
                 chain = _chain_length(words)
             elif how is WinType.GANGKAI:
@@ -991,6 +1104,45 @@ _HANDLERS: dict[str, _Handler] = {
 }
 
 
+def _glued(rest: str) -> bool:
+    """Whether the command word runs on into ASCII text ("/hu-x": not /hu)."""
+    return rest[0].isascii() and not rest[0].isspace()
+
+
+def _name(head: re.Match[str]) -> str | None:
+    """The canonical name of the command `head` matched, None for an unknown one."""
+    rest = head.group("rest")
+    return None if rest and _glued(rest) else _COMMAND_NAMES.get(head.group("cmd").lower())
+
+
+def command_name(text: str) -> str | None:
+    """The canonical name of the command `text` starts with (`/胡 …` → "hu"), or None."""
+    head = _HEAD.match(normalise(text).strip())
+    return None if head is None else _name(head)
+
+
+_MENTION = re.compile(r"@(?P<bot>[A-Za-z0-9_]+)\s*(?P<rest>/.*)", re.DOTALL)
+
+
+def command_text(text: str, bot_username: str) -> str | None:
+    """`text` as a command for this bot when Telegram may not have marked it as one: `/胡 …`
+    (Telegram marks only Latin commands) or any known command word, and `@thisbot /command …`
+    (returned without the mention). None for anything else: unknown words (`/胡说`), a command
+    for another bot, a mention not followed by a command, ordinary text. The command is returned
+    as typed (full-width forms kept: it is recorded with the hand)."""
+    read = normalise(text)  # as long as `text`, character for character
+    start, end = len(read) - len(read.lstrip()), len(read.rstrip())
+    read = read[start:end]
+    bot = bot_username.removeprefix("@").lower()
+    if mention := _MENTION.match(read):
+        return text[start + mention.start("rest") : end] if mention["bot"].lower() == bot else None
+    head = _HEAD.match(read)
+    if head is None or _name(head) is None:
+        return None
+    addressee = head.group("bot")
+    return text[start:end] if addressee is None or addressee.lower() == bot else None
+
+
 def parse(text: str, bot_username: str | None = None) -> Request:
     """The request a message asks for, e.g. `parse("/hu 老王 zimo qys")`.
 
@@ -1010,9 +1162,9 @@ def parse(text: str, bot_username: str | None = None) -> Request:
     command, bot, rest = head.group("cmd", "bot", "rest")
     if bot and bot_username and bot.lower() != bot_username.removeprefix("@").lower():
         raise NotForThisBot(N_("this command is addressed to @{bot}"), "", bot=bot)
-    name = _COMMAND_NAMES.get(command.lower())
-    if rest and rest[0].isascii() and not rest[0].isspace():  # "/hu-x": not /hu
-        name, command = None, text[1:].split(maxsplit=1)[0]
+    name = _name(head)
+    if name is None and rest and _glued(rest):
+        command = text[1:].split(maxsplit=1)[0]
     if name is None:
         raise _unknown(
             command,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.i18n import N_, Gettext
 from bot.numbers import fmt
+from bot.parsing import synonyms
 from service.replies import RulesView
 
 MAHJONG_RULES = (
@@ -84,8 +85,14 @@ def rules_text(_: Gettext, v: RulesView) -> str:
             stake=fmt(v.stake) if v.stake else off,
         )
     )
+    lines.append(_(SYNONYMS, words=synonyms()))
     return "\n\n".join(lines)
 
+
+SYNONYMS = N_(
+    "Words for the same thing: {words}. 豪七 is refused (one set of four in some places, two in "
+    "others): say 七大对 or 双豪七."
+)
 
 HELP = N_(
     "jifen 积分 keeps score for mahjong and 510K. A player is a name, a seat 1–4, @username or "

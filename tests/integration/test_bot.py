@@ -38,6 +38,18 @@ class Harness:
         update = self.api.send_text(chat, user, text, thread)
         return await self._process(update, seq)
 
+    async def deliver(
+        self, user: User, text: str, chat: Chat = GROUP, reply_to: int | None = None
+    ) -> list[OutboxEntry] | None:
+        """`text` sent as Telegram sends it, None when Telegram keeps it from the bot (privacy
+        mode: in a group only commands, replies to the bot and mentions of it arrive)."""
+        seq = self.api.last_seq
+        self.api.send_text(chat, user, text, reply_to=reply_to)
+        delivered = self.api.take_updates()
+        for update in delivered:
+            await self.app.process_update(Update.de_json(update, self.app.bot))
+        return self.api.outbox_since(seq) if delivered else None
+
     async def press(
         self, user: User, entry: OutboxEntry, data: str, chat: Chat = GROUP
     ) -> list[OutboxEntry]:
@@ -239,3 +251,110 @@ async def test_the_hu_wizard_needs_a_full_mahjong_table(bot: Harness) -> None:
     assert "full mahjong table" in await bot.text(ANN, "/hu")
     await bot.say(ANN, "/new mahjong")
     assert "full mahjong table" in await bot.text(ANN, "/hu")  # nobody seated
+
+
+# --- an evening as phones type it: glued words, regional names, 人胡 with a payer ---
+
+
+async def test_glued_and_regional_words_score_like_the_spaced_ones(bot: Harness) -> None:
+    await bot.seat()
+    glued = await bot.text(CAT, "/hu Ann自摸清一色碰碰胡")
+    assert "Bob → Ann 12" in glued and "base 3 × 4 = 12" in glued
+    assert "Cat → Ann 2" in await bot.text(CAT, "/hu Ann 平胡 点炮Cat")  # 鸡胡: small hand
+    dragon = await bot.text(CAT, "/hu Ann 自摸 龙七对")  # 七大对: k = 4, concealed
+    assert "Bob → Ann 16" in dragon
+    standings = (await bot.text(DAN, "/standings")).splitlines()[-4:]
+    assert standings == ["1. Ann +86", "2. Bob -28", "3. Dan -28", "4. Cat -30"]
+
+
+async def test_rules_list_the_words_for_the_same_thing(bot: Harness) -> None:
+    rules = await bot.text(ANN, "/rules")
+    assert "鸡胡 = 平胡 屁胡" in rules and "七大对 = 龙七对 龙七" in rules
+    assert "点炮 = 放炮 放铳 放冲 接炮" in rules and "豪七 is refused" in rules
+    assert "同义词：自摸 = 自摸胡" in await bot.text(ZHANG, "/rules")
+
+
+async def test_an_ambiguous_word_is_refused_with_the_choices(bot: Harness) -> None:
+    await bot.seat()
+    text = await bot.text(CAT, "/hu Ann 自摸 豪七")
+    assert "counts differently by region" in text and "did you mean" not in text
+    assert "No hands recorded yet." in await bot.text(CAT, "/standings")
+
+
+async def test_renhu_is_paid_by_the_dealer_whether_named_or_not(bot: Harness) -> None:
+    await bot.seat()  # Ann (seat 1) deals
+    refused = await bot.text(CAT, "/hu Bob renhu Cat")
+    assert "人胡 is paid by the dealer" in refused
+    assert "No hands recorded yet." in await bot.text(CAT, "/standings")
+    named = await bot.text(CAT, "/hu Bob renhu Ann")
+    await bot.say(CAT, "/undo")
+    unnamed = await bot.text(CAT, "/hu Bob 人胡")
+    assert "Ann → Bob 12" in named
+    assert named.splitlines()[1:] == unnamed.splitlines()[1:]  # the same payments
+
+
+# --- Chinese commands: Telegram marks only Latin /commands, so it delivers /胡 … where it
+# delivers all text: private chats, replies to the bot, mentions of it, privacy mode off ---
+
+
+def plain(entries: list[OutboxEntry] | None) -> str:
+    assert entries is not None, "Telegram did not deliver the message"
+    return "\n".join(e.plain_text for e in entries)
+
+
+async def test_chinese_commands_where_telegram_delivers_them(bot: Harness) -> None:
+    await bot.seat()
+    # A group in privacy mode: /胡 is no bot command for Telegram, the bot never sees it ...
+    assert await bot.deliver(CAT, "/胡 Ann 自摸") is None
+    # ... unless it mentions the bot, or answers one of its messages.
+    recorded = await bot.deliver(CAT, "@jifen_bot /胡 Ann 自摸")
+    assert "Bob → Ann 3" in plain(recorded)
+    assert "Hand #1 — /胡 Ann 自摸\n" in plain(recorded)  # recorded without the mention
+    assert recorded is not None and (message_id := recorded[0].message_id)
+    assert "1. Ann +9" in plain(await bot.deliver(DAN, "/排名", reply_to=message_id))
+    assert "Undone" in plain(await bot.deliver(DAN, "/撤销", reply_to=message_id))
+    assert "Bob → Ann 3" in plain(await bot.deliver(CAT, "@jifen_bot /hu Ann zimo"))
+    assert "unknown command /weather" in plain(await bot.deliver(DAN, "@jifen_bot /weather"))
+    # Delivered but not a command: no answer.
+    assert await bot.deliver(DAN, "@jifen_bot 谢谢") == []
+    assert await bot.deliver(DAN, "好的", reply_to=message_id) == []
+
+
+async def test_chinese_commands_in_a_private_chat(bot: Harness) -> None:
+    private = Chat.private(ZHANG)
+    await bot.deliver(ZHANG, "/new 麻将", private)
+    await bot.deliver(ZHANG, "/seats 我 小李 阿张 老王", private)
+    assert "小李" in plain(await bot.deliver(ZHANG, "/胡 小李自摸清一色", private))
+    assert "1. 小李 +18" in plain(await bot.deliver(ZHANG, "/排名", private))
+    assert "小李" in plain(await bot.deliver(ZHANG, "/撤销", private))
+
+
+async def test_a_group_without_privacy_mode_answers_only_commands(bot: Harness) -> None:
+    bot.api.privacy_mode = False  # the bot gets every message of the group
+    await bot.seat()
+    assert "Bob → Ann 3" in plain(await bot.deliver(CAT, "/胡 Ann 自摸"))
+    for chatter in ("胡了！", "/胡说八道", "今天 /排名 怎么样", "/排名榜", "@someone /胡 Ann 自摸"):
+        assert await bot.deliver(DAN, chatter) == [], chatter
+    wizard = await bot.deliver(ANN, "/胡")  # alone: the buttons, as /hu
+    assert wizard is not None and wizard[0].buttons
+    assert "1. Ann +9" in plain(await bot.deliver(DAN, "/排名"))
+
+
+async def test_an_edited_chinese_command_is_not_recorded_again(bot: Harness) -> None:
+    bot.api.privacy_mode = False
+    await bot.seat()
+    seq = bot.api.last_seq
+    sent = bot.api.send_text(GROUP, CAT, "/胡 Ann 自摸")
+    bot.api.take_updates()
+    await bot.app.process_update(Update.de_json(sent, bot.app.bot))
+    message = {
+        **sent["message"],
+        "text": "/胡 Ann 自摸 清一色",
+        "edit_date": sent["message"]["date"],
+    }
+    for edit in (message, {**message, "text": "@jifen_bot /hu Ann zimo qys"}):
+        update = {"update_id": bot.api.next_update_id, "edited_message": edit}
+        bot.api.next_update_id += 1
+        await bot.app.process_update(Update.de_json(update, bot.app.bot))
+    assert len(bot.api.outbox_since(seq)) == 1  # the hand, once
+    assert "1. Ann +9" in await bot.text(DAN, "/standings")

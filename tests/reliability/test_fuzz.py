@@ -26,7 +26,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
-from bot.parsing import COMMANDS, NotForThisBot, ParseError, parse
+from bot.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
     BOT_USERNAME,
@@ -98,11 +98,16 @@ _KEYWORDS = (
     "mahjong 麻将 510k 510k3 3 marathon 连打 sisuang 死双 zerosum nosisuang "
     "zimo 自摸 pao 点炮 gangkai 杠上花 gangpao qianggang quanqiupao haidi haidipao tianhu dihu "
     "renhu jihu pph 碰碰胡 qidui qidui1 qidui2 qidui3 qys 清一色 mq qqr feng an ming bu 暗杠 "
-    "out 出 season confirm stake lang on off zh en 中文"
+    "out 出 season confirm stake lang on off zh en 中文 平胡 龙七对 豪七 清 自摸清一色 点炮Bob "
+    "Ann自摸"
 )
 KEYWORDS = tuple(_KEYWORDS.split())
 REFS = ("1", "2", "3", "4", "me", "我", "Ann", "ann", "Bob", "Cat", "Dan", "Eve", "An", "Anna")
-EXTRA_COMMANDS = ("weather", "standigns", "hu2", "HU", "Hu", "NEW", "a", "y" * 65, "流局", "胡")
+EXTRA_COMMANDS = (
+    *("weather", "standigns", "hu2", "HU", "Hu", "NEW", "a", "y" * 65),
+    *("流局", "胡", "排名", "撤销", "胡说"),
+)
+PREFIXES = ("", "", "", "", "@jifen_bot ", "@other_bot ")
 SUFFIXES = ("", "", "", "", "@jifen_bot", "@JIFEN_BOT", "@other_bot", "@ab")
 SEPARATORS = (" ", " ", "  ", "\n", "\u3000", ",", " ; ", "，")
 
@@ -123,11 +128,12 @@ words = st.one_of(
 
 @st.composite
 def random_command(draw: st.DrawFn) -> str:
+    prefix = draw(st.sampled_from(PREFIXES))
     word = draw(st.sampled_from((*COMMANDS, *EXTRA_COMMANDS)))
     suffix = draw(st.sampled_from(SUFFIXES))
     args = draw(st.lists(words, max_size=7))
     sep = draw(st.sampled_from(SEPARATORS))
-    return f"/{word}{suffix}" + (" " + sep.join(args) if args else "")
+    return f"{prefix}/{word}{suffix}" + (" " + sep.join(args) if args else "")
 
 
 def _pick(draw: st.DrawFn, options: tuple[str, ...] | list[str]) -> str:
@@ -240,9 +246,13 @@ PRELUDES = {
 
 
 def is_command(update: dict[str, Any]) -> bool:
-    """What PTB's filters.COMMAND sees: a bot_command entity at offset 0."""
-    entities = update.get("message", {}).get("entities") or []
-    return bool(entities) and entities[0]["type"] == "bot_command" and entities[0]["offset"] == 0
+    """What the bot takes as a command: a bot_command entity at offset 0 (PTB's
+    filters.COMMAND), or one Telegram does not mark (`/流局 …`, `@bot /hu …`: command_text)."""
+    message = update.get("message", {})
+    entities = message.get("entities") or []
+    if entities and entities[0]["type"] == "bot_command" and entities[0]["offset"] == 0:
+        return True
+    return command_text(message.get("text") or "", BOT_USERNAME) is not None
 
 
 def addressed(chat: Chat, message: str) -> bool:
@@ -279,13 +289,14 @@ class Fuzzer:
         if not is_command(update):
             assert not sent, f"answered a non-command: {message!r}"
             return
-        if is_bare_hu(message, BOT_USERNAME):
+        command = command_text(message, BOT_USERNAME) or message  # without a leading @bot
+        if is_bare_hu(command, BOT_USERNAME):
             assert len(sent) == 1, f"{message!r}: {len(sent)} replies"  # the wizard, or ⚠️
             if outcome.warned:
                 assert self.snapshot() == before, f"a refused command changed data: {message!r}"
             return
         try:
-            parse(message, BOT_USERNAME)
+            parse(command, BOT_USERNAME)
         except NotForThisBot:
             assert not sent, f"answered a command for another bot: {message!r}"
             return

@@ -38,7 +38,10 @@ from scoring import (
 )
 from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Seats
 from service.views import balances_by_unit
+from storage.db import read_transaction
+from storage.gateway.chats import season_by_number
 from storage.models import Event, ProcessedUpdate, Season
+from storage.sql import Sql
 
 NAME_POOLS: tuple[tuple[str, ...], ...] = (
     ("Alice", "Bruno", "Carla", "Diego"),
@@ -588,13 +591,13 @@ def interleave(scripts: Sequence[ChatScript], seed: int, first_update_id: int) -
 def ledger_problems(engine: Engine, scripts: Iterable[ChatScript]) -> list[str]:
     """Everything in the database that differs from the scripts' expectations (empty: none)."""
     problems: list[str] = []
-    with Session(engine) as session:
+    with Session(engine) as session, read_transaction(engine) as db:
         for script in scripts:
-            problems += _chat_problems(session, script)
+            problems += _chat_problems(session, db, script)
     return problems
 
 
-def _chat_problems(session: Session, script: ChatScript) -> list[str]:
+def _chat_problems(session: Session, db: Sql, script: ChatScript) -> list[str]:
     where = f"chat {script.chat_id} ({script.title})"
     out: list[str] = []
     events = session.exec(
@@ -640,7 +643,9 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
     balances: dict[str, Fraction] = {}
-    for name, amount in balances_by_unit(session, seasons[0]).get(script.unit, []):
+    season = season_by_number(db, script.chat_id, seasons[0].number)
+    assert season is not None
+    for name, amount in balances_by_unit(db, season).get(script.unit, []):
         if name in balances:
             out.append(f"{where}: two balance rows for {name}")
         balances[name] = amount

@@ -31,6 +31,18 @@ def test_every_keyword_meaning_is_listed_in_both_languages(table: str) -> None:
             assert any(w in section.lower() for w in words), f"{meaning} ({words})"
 
 
+@pytest.mark.parametrize(
+    "word",
+    sorted(
+        w for t in (parsing._HOW, parsing._PATTERNS, parsing._FLAGS) for w in t if not w.isascii()
+    ),
+)
+def test_every_chinese_word_of_hu_is_listed_in_both_languages(word: str) -> None:
+    alone = re.compile(rf"(?<![\u4e00-\u9fff]){re.escape(word)}(?![\u4e00-\u9fff])")
+    for section in (ENGLISH, CHINESE):
+        assert alone.search(section), word
+
+
 @pytest.mark.parametrize("name", sorted(parsing.USAGE))
 def test_every_command_is_explained_in_both_languages(name: str) -> None:
     for section in (ENGLISH, CHINESE):

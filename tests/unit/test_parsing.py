@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -11,7 +12,16 @@ from babel.messages.extract import extract_from_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.parsing import COMMANDS, USAGE, NotForThisBot, ParseError, normalise, parse
+from bot.parsing import (
+    COMMANDS,
+    USAGE,
+    NotForThisBot,
+    ParseError,
+    command_name,
+    command_text,
+    normalise,
+    parse,
+)
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
@@ -606,6 +616,233 @@ def test_long_words_are_shortened_in_messages() -> None:
     assert err.params["word"].endswith("…")
 
 
+# --- regional words (/rules and docs/commands.md list them) ---
+
+
+def zimo(
+    pattern: Pattern = Pattern.JIHU,
+    groups: int = 0,
+    *,
+    qingyise: bool = False,
+    sealed: PlayerRef | None = None,
+) -> Hu:
+    """老王's self-drawn win."""
+    return Hu(
+        (
+            HuClause(
+                WANG, WinType.ZIMO, pattern=pattern, groups=groups, qingyise=qingyise, sealed=sealed
+            ),
+        )
+    )
+
+
+def pao(
+    how: WinType = WinType.DIANPAO,
+    source: PlayerRef | None = None,
+    *,
+    chain: int | None = None,
+    chain_kongs: tuple[ChainKong, ...] = (),
+    qingyise: bool = False,
+) -> Hu:
+    """老王's win paid by `source`."""
+    return Hu(
+        (HuClause(WANG, how, source, chain=chain, chain_kongs=chain_kongs, qingyise=qingyise),)
+    )
+
+
+SYNONYMS: list[tuple[str, Request]] = [
+    ("/hu 老王 自摸胡", zimo()),
+    *(
+        (f"/hu 老王 {word} 3", pao(source=seat(3)))
+        for word in ("放铳", "放冲", "接炮", "fangchong")
+    ),
+    ("/hu 老王 抢杠和 3", pao(WinType.QIANGGANG, source=seat(3))),
+    ("/hu 老王 妙手回春", pao(WinType.HAIDILAO)),
+    *((f"/hu 老王 自摸 {word}", zimo()) for word in ("平胡", "屁胡", "pinghu", "pihu")),
+    *(
+        (f"/hu 老王 自摸 {word}", zimo(Pattern.PENGPENGHU))
+        for word in ("对对胡", "对对和", "碰碰和", "大对子", "duiduihu")
+    ),
+    ("/hu 老王 自摸 小七对", zimo(Pattern.QIDUI)),
+    *((f"/hu 老王 自摸 {w}", zimo(Pattern.QIDUI, 1)) for w in ("龙七对", "龙七", "longqidui")),
+    *((f"/hu 老王 自摸 {w}", zimo(Pattern.QIDUI, 2)) for w in ("双豪七", "双豪华七对")),
+    *((f"/hu 老王 自摸 {w}", zimo(Pattern.QIDUI, 3)) for w in ("三豪七", "三豪华七对")),
+    ("/hu 老王 自摸 清", zimo(qingyise=True)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SYNONYMS, ids=[t for t, _ in SYNONYMS])
+def test_regional_synonyms(text: str, expected: Request) -> None:
+    assert parse(text) == expected
+
+
+def test_a_word_counted_differently_by_region_is_refused_with_the_choices() -> None:
+    for word in ("豪七", "haoqi"):
+        err = error(f"/hu 老王 自摸 {word}")
+        assert "counts differently by region" in str(err) and "guess" not in err.params
+        assert "七大对" in str(err) and "双豪七" in str(err)
+
+
+# --- 人胡: the dealer pays, and may be named ---
+
+RENHU: list[tuple[str, Request]] = [
+    ("/hu 阿张 renhu 小李", Hu((HuClause(name("阿张"), WinType.RENHU, source=name("小李")),))),
+    (
+        "/hu 2 人胡 1 清一色",
+        Hu((HuClause(seat(2), WinType.RENHU, source=seat(1), qingyise=True),)),
+    ),
+    ("/hu 2 renhu qys", Hu((HuClause(seat(2), WinType.RENHU, qingyise=True),))),
+    ("/hu 2 人胡 封 3", Hu((HuClause(seat(2), WinType.RENHU, sealed=seat(3)),))),
+    ("/hu 2 renhu Ming", Hu((HuClause(seat(2), WinType.RENHU, source=name("Ming")),))),
+    ("/hu 阿张人胡小李", Hu((HuClause(name("阿张"), WinType.RENHU, source=name("小李")),))),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RENHU, ids=[t for t, _ in RENHU])
+def test_renhu_takes_an_optional_payer(text: str, expected: Request) -> None:
+    assert parse(text) == expected
+
+
+# --- words typed without spaces ---
+
+GLUED: list[tuple[str, Request]] = [
+    ("/hu 老王自摸", zimo()),
+    ("/hu 老王 自摸清一色", zimo(qingyise=True)),
+    ("/hu 老王自摸清一色碰碰胡", zimo(Pattern.PENGPENGHU, qingyise=True)),
+    ("/hu 老王 清一色碰碰胡 自摸", zimo(Pattern.PENGPENGHU, qingyise=True)),
+    ("/hu 老王 自摸清七对", zimo(Pattern.QIDUI, qingyise=True)),  # 清 between keywords
+    ("/hu 老王 自摸清龙七对", zimo(Pattern.QIDUI, 1, qingyise=True)),
+    ("/hu 老王 自摸封胡小李", zimo(sealed=name("小李"))),
+    ("/hu 老王 点炮小李", pao(source=name("小李"))),
+    ("/hu 老王点炮3清一色", pao(source=seat(3), qingyise=True)),
+    ("/hu 老王 杠上炮3 2", pao(WinType.GANGPAO, source=seat(3), chain=2)),
+    (
+        "/hu 老王 杠上花暗杠补杠3",
+        pao(WinType.GANGKAI, chain_kongs=(ChainKong(KongKind.AN), ChainKong(KongKind.BU, seat(3)))),
+    ),
+    ("/hu 我自摸", Hu((HuClause(ME, WinType.ZIMO),))),
+    ("/hu Ann自摸", Hu((HuClause(name("Ann"), WinType.ZIMO),))),
+    ("/hu 老王zimo qys", zimo(qingyise=True)),  # pinyin where it meets Chinese characters
+    ("/hu 老王 自摸qys", zimo(qingyise=True)),
+    (
+        "/hu 老王点炮3；小李点炮3清一色",
+        Hu(
+            (
+                HuClause(WANG, WinType.DIANPAO, source=seat(3)),
+                HuClause(name("小李"), WinType.DIANPAO, source=seat(3), qingyise=True),
+            )
+        ),
+    ),
+    ("/gang 老王暗杠", Gang(WANG, KongKind.AN)),
+    ("/gang 老王明杠小李", Gang(WANG, KongKind.MING, name("小李"))),
+    ("/gang 老王 补杠3", Gang(WANG, KongKind.BU, seat(3))),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GLUED, ids=[t for t, _ in GLUED])
+def test_glued_keywords_are_split(text: str, expected: Request) -> None:
+    assert parse(text) == expected
+
+
+# Names with keyword characters: only keywords of two or more characters are cut out of a word.
+NAMES: list[tuple[str, Request]] = [
+    ("/hu 小明自摸", Hu((HuClause(name("小明"), WinType.ZIMO),))),  # 明 (ming) stays
+    ("/hu 老王 点炮明明", pao(source=name("明明"))),
+    ("/hu 清清 自摸 清", Hu((HuClause(name("清清"), WinType.ZIMO, qingyise=True),))),
+    ("/hu 封哥自摸", Hu((HuClause(name("封哥"), WinType.ZIMO),))),
+    ("/hu 安安 自摸", Hu((HuClause(name("安安"), WinType.ZIMO),))),
+    ("/hu 王人和 自摸", Hu((HuClause(name("王人和"), WinType.ZIMO),))),  # 人和 is a name too
+    ("/hu 李天和自摸", Hu((HuClause(name("李天和"), WinType.ZIMO),))),
+    ("/hu Danzimo 自摸", Hu((HuClause(name("Danzimo"), WinType.ZIMO),))),  # inside Latin: no
+    ("/hu 小Ming 自摸", Hu((HuClause(name("小Ming"), WinType.ZIMO),))),  # ming is a name
+    ("/gang 小明 明 老王", Gang(name("小明"), KongKind.MING, WANG)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NAMES, ids=[t for t, _ in NAMES])
+def test_names_with_keyword_characters(text: str, expected: Request) -> None:
+    assert parse(text) == expected
+
+
+def test_what_the_rule_cannot_tell_apart_is_refused_not_misread() -> None:
+    # A name containing a keyword of two or more characters is cut, spaces or not: the
+    # remainder is refused, never scored (docs: name that player by seat or @username).
+    assert "'海底' is not a player" in str(error("/hu 海底小王 自摸"))
+    assert "two ways to win" in str(error("/hu 老王 自摸 海底小王"))
+    # A one-character keyword glued to a name is not cut: the word is unknown.
+    assert "unknown pattern or flag '封小李'" in str(error("/hu 老王 自摸封小李"))
+    # A @username is never cut.
+    assert "not a Telegram username" in str(error("/hu @an自摸 zimo"))
+
+
+# --- hints never change the score unnoticed ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/hu 老王 自摸 龙八对",  # 龙七对 was once "corrected" to 七对, half the score
+        "/hu 老王 自摸 七对子子",
+        "/hu 老王 自摸 双龙七对",
+        "/hu 老王 自模",
+        "/hu 老王 zimo qidui4",  # another number is another hand
+        "/hu 老王 zimo qidui12",
+        "/gang 老王 明明",
+    ],
+)
+def test_no_guess_for_chinese_words_or_other_numbers(text: str) -> None:
+    err = error(text)
+    assert "guess" not in err.params and "did you mean" not in str(err)
+    assert err.params.get("allowed")  # the accepted words instead
+
+
+def test_latin_typos_are_still_guessed() -> None:
+    assert error("/hu 老王 zimo qiduii").params["guess"] == "qidui"
+    assert error("/hu 老王 zimo qidui11").params.get("guess") is None
+    assert error("/hu 老王 zimo qidiu1").params["guess"] == "qidui1"
+
+
+# --- commands Telegram does not mark: /胡 and @bot /command ---
+
+COMMAND_TEXTS: list[tuple[str, str | None]] = [
+    ("/胡 老王 自摸", "/胡 老王 自摸"),
+    ("／撤销", "／撤销"),  # as typed: recorded with the hand
+    ("/排名。", "/排名"),
+    ("　＠ｊｉｆｅｎ＿ｂｏｔ　／胡　老王，自摸 ", "／胡　老王，自摸"),
+    ("/hu 2 pao 3", "/hu 2 pao 3"),
+    ("/胡@jifen_bot 老王 自摸", "/胡@jifen_bot 老王 自摸"),
+    ("@jifen_bot /胡 老王 自摸", "/胡 老王 自摸"),
+    ("@JIFEN_BOT /hu 2 pao 3", "/hu 2 pao 3"),
+    ("@jifen_bot /nonsense", "/nonsense"),  # addressed to us: answered with an error
+    ("/胡说八道", None),  # not a command word followed by a space
+    ("/胡老王 自摸", None),
+    ("/胡@other_bot 老王 自摸", None),
+    ("@other_bot /胡 老王 自摸", None),
+    ("@jifen_bot 你好", None),
+    ("胡了！", None),
+    ("今天 /排名", None),
+    ("/weather", None),
+    ("/hu-x", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), COMMAND_TEXTS, ids=[t for t, _ in COMMAND_TEXTS])
+def test_command_text(text: str, expected: str | None) -> None:
+    assert command_text(text, "jifen_bot") == expected
+    assert command_text(text, "@Jifen_Bot") == expected
+
+
+def test_command_name() -> None:
+    assert [command_name(t) for t in ("/胡", "/hu@x", "/kong A an", "/排名", "/hu-x")] == [
+        "hu",
+        "hu",
+        "gang",
+        "standings",
+        None,
+    ]
+    assert parse("/胡 老王自摸") == parse("/hu 老王 自摸")
+
+
 # --- robustness: nothing but ParseError, ever ---
 
 _VOCABULARY = [
@@ -748,25 +985,25 @@ def _cased(draw: st.DrawFn, words: list[str]) -> str:
 
 
 HOW_WORDS = {
-    WinType.ZIMO: ["zimo", "自摸"],
-    WinType.DIANPAO: ["pao", "dianpao", "点炮"],
+    WinType.ZIMO: ["zimo", "自摸", "自摸胡"],
+    WinType.DIANPAO: ["pao", "dianpao", "点炮", "放铳", "接炮"],
     WinType.GANGKAI: ["gangkai", "杠上花"],
     WinType.GANGPAO: ["gangpao", "杠上炮"],
     WinType.QIANGGANG: ["qianggang", "抢杠"],
     WinType.QUANQIUPAO: ["quanqiupao", "全求炮"],
-    WinType.HAIDILAO: ["haidi", "haidilao", "海底捞月", "海底捞"],
+    WinType.HAIDILAO: ["haidi", "haidilao", "海底捞月", "海底捞", "海底", "妙手回春"],
     WinType.HAIDIPAO: ["haidipao", "海底炮"],
     WinType.TIANHU: ["tianhu", "天胡"],
     WinType.DIHU: ["dihu", "地胡"],
     WinType.RENHU: ["renhu", "人胡"],
 }
 PATTERN_WORDS = {
-    (Pattern.JIHU, 0): ["jihu", "鸡胡"],
-    (Pattern.PENGPENGHU, 0): ["pph", "pengpenghu", "碰碰胡"],
-    (Pattern.QIDUI, 0): ["qidui", "七对", "七小对"],
-    (Pattern.QIDUI, 1): ["qidui1", "七大对"],
-    (Pattern.QIDUI, 2): ["qidui2", "豪华大七对", "豪华七对"],
-    (Pattern.QIDUI, 3): ["qidui3", "超级豪华大七对", "超豪华七对"],
+    (Pattern.JIHU, 0): ["jihu", "鸡胡", "平胡", "屁胡"],
+    (Pattern.PENGPENGHU, 0): ["pph", "pengpenghu", "碰碰胡", "对对胡", "大对子"],
+    (Pattern.QIDUI, 0): ["qidui", "七对", "七小对", "小七对"],
+    (Pattern.QIDUI, 1): ["qidui1", "七大对", "龙七对"],
+    (Pattern.QIDUI, 2): ["qidui2", "豪华大七对", "豪华七对", "双豪七"],
+    (Pattern.QIDUI, 3): ["qidui3", "超级豪华大七对", "超豪华七对", "三豪七"],
 }
 KONG_WORDS = {
     KongKind.AN: ["an", "暗杠", "暗"],
@@ -815,7 +1052,7 @@ def hu_clauses(draw: st.DrawFn) -> HuClause:
 
 
 @st.composite
-def clause_text(draw: st.DrawFn, clause: HuClause) -> str:
+def clause_words(draw: st.DrawFn, clause: HuClause) -> list[str]:
     how = [_cased(draw, HOW_WORDS[clause.how])]
     if clause.source is not None:
         how.append(draw(ref_words(clause.source)))
@@ -829,7 +1066,7 @@ def clause_text(draw: st.DrawFn, clause: HuClause) -> str:
     if clause.pattern is not Pattern.JIHU or draw(st.booleans()):
         extras.append([_cased(draw, PATTERN_WORDS[clause.pattern, clause.groups])])
     for flag, words in (
-        (clause.qingyise, ["qys", "清一色"]),
+        (clause.qingyise, ["qys", "清一色", "清"]),
         (clause.menqing, ["mq", "门清"]),
         (clause.quanqiuren, ["qqr", "全求人"]),
     ):
@@ -838,7 +1075,37 @@ def clause_text(draw: st.DrawFn, clause: HuClause) -> str:
     if clause.sealed is not None:
         extras.append([_cased(draw, ["feng", "封胡", "封"]), draw(ref_words(clause.sealed))])
     ordered = draw(st.permutations(extras))
-    return " ".join([draw(ref_words(clause.winner)), *(w for group in ordered for w in group)])
+    return [draw(ref_words(clause.winner)), *(w for group in ordered for w in group)]
+
+
+@st.composite
+def clause_text(draw: st.DrawFn, clause: HuClause) -> str:
+    return " ".join(draw(clause_words(clause)))
+
+
+_CUT = {
+    word
+    for table in (HOW_WORDS, PATTERN_WORDS, KONG_WORDS)
+    for words in table.values()
+    for word in words
+    if len(word) > 1 and not word.isascii()
+} | {"清一色", "门清", "全求人", "封胡"}
+
+
+def glued(words: list[str]) -> str:
+    """`words` typed without a space next to every Chinese keyword of two or more characters
+    (a @username keeps its space after it)."""
+    text = words[0]
+    for before, word in itertools.pairwise(words):
+        cut = before in _CUT or word in _CUT
+        text += word if cut and not text.split()[-1].startswith("@") else " " + word
+    return text
+
+
+@given(st.data(), st.lists(hu_clauses(), min_size=1, max_size=3))
+def test_hu_round_trip_without_spaces(data: st.DataObject, clauses: list[HuClause]) -> None:
+    texts = [glued(data.draw(clause_words(clause))) for clause in clauses]
+    assert parse("/hu " + ";".join(texts)) == Hu(tuple(clauses))
 
 
 @given(st.data(), st.lists(hu_clauses(), min_size=1, max_size=3))
