@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy.engine import Engine
+from telegram import Update
 
 from service import glance
 from storage.db import read_transaction
@@ -114,10 +115,15 @@ async def test_a_recording_counts_once_per_key_and_is_posted_in_the_group(kit: A
     assert len(view["history"]) == 1
     assert view["standings"]["sections"][0]["rows"][0] == {"name": "Ann", "amount": "+18"}
     [posted] = kit.api.outbox_since(seq, chat_id=GROUP.id)
-    typed = (await kit.say(CAT, "/hu Ann zimo qys"))[0]  # the same hand typed: the same lines
     assert posted.plain_text.startswith("Dan in the app: /hu Ann zimo qys\n")
+    undo = posted.buttons[0][0]["callback_data"]  # its Undo button works as a typed hand's
+    seq = kit.api.last_seq
+    pressed = kit.api.press_button(GROUP, DAN, posted.message_id, undo)
+    kit.api.take_updates()
+    await kit.app.process_update(Update.de_json(pressed, kit.app.bot))
+    assert any("Undone" in e.plain_text for e in kit.api.outbox_since(seq))
+    typed = (await kit.say(CAT, "/hu Ann zimo qys"))[0]  # the same hand typed: the same lines
     assert posted.plain_text.split("\n")[2:] == typed.plain_text.split("\n")[1:]
-    assert posted.buttons[0][0]["callback_data"].startswith("v1:undo:")
 
 
 async def test_kongs_and_a_510k_report_are_recorded_by_form(kit: AppKit) -> None:
@@ -191,3 +197,12 @@ async def test_the_chart_follows_new_hands_and_undos_and_samples_long_seasons(
         [sampled] = glance.balance_curves(db, GROUP.id, None, glance.CurveCache(), points=2)
     ann = first["Ann"]
     assert sampled.hand_nos == (0, 2, 3) and sampled.lines[0].values == (0, ann[2], ann[3])  # type: ignore[index]
+
+
+async def test_the_token_follows_a_group_that_becomes_a_supergroup(kit: AppKit) -> None:
+    service = kit.app.bot_data["service"]
+    assert service.app_place(kit.token) == (GROUP.id, 0)
+    service.move_chat(GROUP.id, -100999)
+    assert service.app_place(kit.token) == (-100999, 0)
+    assert service.app_token(-100999, 0) == kit.token
+    assert service.app_token(-100999, 7) != kit.token  # a forum topic has its own
