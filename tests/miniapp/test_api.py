@@ -206,3 +206,17 @@ async def test_the_token_follows_a_group_that_becomes_a_supergroup(kit: AppKit) 
     assert service.app_place(kit.token) == (-100999, 0)
     assert service.app_token(-100999, 0) == kit.token
     assert service.app_token(-100999, 7) != kit.token  # a forum topic has its own
+
+
+async def test_an_archived_season_is_read_by_its_number(kit: AppKit) -> None:
+    await kit.say(CAT, "/hu Ann zimo qys")
+    await kit.say(ANN, "/reset confirm")
+    async with kit.client() as http:
+        now = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
+        old = (await http.get("/app/api/view?season=1", headers=kit.headers(BOB))).json()
+        hands = (await http.get("/app/api/history?season=1", headers=kit.headers(BOB))).json()
+    assert [s["archived"] for s in now["seasons"]] == [True, False]
+    assert now["history"] == [] and now["chart"] == []
+    assert old["standings"]["season"] == 1 and old["standings"]["archived"]
+    assert old["standings"]["sections"][0]["rows"][0] == {"name": "Ann", "amount": "+18"}
+    assert len(hands["hands"]) == 1 and len(old["chart"]) == 1

@@ -6,6 +6,7 @@ Screenshots of every page in both languages go to jifen-out/screenshots/."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -60,8 +61,13 @@ async def kit(sqlite_engine: Engine) -> AsyncIterator[AppKit]:
         yield kit
 
 
+# What a mobile client provides: postEvent, whose calls the tests read back.
+PROXY = "window.posted = []; window.TelegramWebviewProxy = {postEvent: (t, d) => posted.push(t)};"
+
+
 async def open_page(browser: object, url: str) -> object:
     page = await browser.new_page(viewport=PHONE)  # type: ignore[attr-defined]
+    await page.add_init_script(PROXY)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
@@ -101,6 +107,14 @@ async def test_a_hand_recorded_by_taps_shows_in_standings_chart_and_group(
     page = await open_page(browser, kit.url(BOB))
     await page.wait_for_selector("#tabs button")
     assert await page.inner_text("main h1") == "Season 1"
+    assert {"web_app_ready", "web_app_expand"} <= set(await page.evaluate("posted"))
+    color = "getComputedStyle(document.documentElement).getPropertyValue('--button').trim()"
+    assert await page.evaluate(color) == "#3390ec"  # the launch's theme
+    change = {"theme_params": {"button_color": "#ff0000"}}
+    await page.evaluate(f"Telegram.WebView.receiveEvent('theme_changed', {json.dumps(change)})")
+    assert await page.evaluate(color) == "#ff0000"
+    change["theme_params"]["button_color"] = "#3390ec"
+    await page.evaluate(f"Telegram.WebView.receiveEvent('theme_changed', {json.dumps(change)})")
     assert "Kong recorded" in await (await _tab_text(page, "table"))
     await tab(page, "record")
     seq = kit.api.last_seq

@@ -19,9 +19,27 @@ export function postEvent(type, data = {}) {
   }
 }
 
-function applyTheme() {
-  let theme = {};
-  try { theme = JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch { theme = {}; }
+function launchTheme() {
+  try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch { return {}; }
+}
+
+// The client's events: the mobile apps call Telegram.WebView.receiveEvent (older ones
+// TelegramGameProxy.receiveEvent), the web client posts messages to the frame.
+function listen() {
+  const receive = (type, data) => {
+    if (type === "theme_changed" && data?.theme_params) applyTheme(data.theme_params);
+    if (type === "viewport_changed" && Number(data?.height) > 0) {
+      document.documentElement.style.setProperty("--tg-viewport-stable-height", `${Number(data.height)}px`);
+    }
+  };
+  window.Telegram = { WebView: { receiveEvent: receive } };
+  window.TelegramGameProxy = { receiveEvent: receive };
+  window.addEventListener("message", (event) => {
+    try { const m = JSON.parse(event.data); receive(m.eventType, m.eventData); } catch { /* not ours */ }
+  });
+}
+
+function applyTheme(theme) {
   const root = document.documentElement;
   for (const [key, value] of Object.entries(theme)) {
     if (/^#[0-9a-f]{3,8}$/i.test(value)) root.style.setProperty(`--tg-theme-${key.replaceAll("_", "-")}`, value);
@@ -154,9 +172,12 @@ async function load() {
 }
 
 async function main() {
-  applyTheme();
+  listen();
+  applyTheme(launchTheme());
   postEvent("web_app_ready");
   postEvent("web_app_expand");
+  postEvent("web_app_request_theme");
+  postEvent("web_app_request_viewport");
   const page = document.getElementById("page");
   if (!initData || !chatToken) {
     page.replaceChildren(el("p", { class: "hint" }, "Send /app in your group to open its table here. · 在群里发送 /app 打开本群的牌桌。"));
