@@ -18,6 +18,7 @@ from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 
 STATIC = Path(__file__).parent / "static"
+MAX_BODY = 64 * 1024  # a recording is a few hundred bytes
 Route = tuple[str, type[tornado.web.RequestHandler], dict[str, Any]]
 
 
@@ -57,7 +58,7 @@ async def serving(routes: list[Route], *, listen: str, port: int) -> AsyncIterat
     """A server of the app's own (long polling, the console) while the block runs; yields its
     port (`port` 0: a free one)."""
     sockets = bind_sockets(port, address=listen)
-    server = HTTPServer(tornado.web.Application(routes))
+    server = HTTPServer(tornado.web.Application(routes), max_body_size=MAX_BODY)
     server.add_sockets(sockets)
     try:
         yield int(sockets[0].getsockname()[1])

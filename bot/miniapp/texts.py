@@ -42,8 +42,6 @@ PAGE: dict[str, str] = {
     "saved": N_("Recorded and posted in the chat."),
     "refused": N_("Not possible:"),
     "pending_kongs": N_("Kongs of this hand"),
-    "dealer": N_("dealer"),
-    "open_in_group": N_("Send /app in your group to open its table here."),
     "offline": N_("No connection. Try again."),
 }
 
