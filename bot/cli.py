@@ -90,11 +90,19 @@ async def poll_with_app(application: AnyApplication, config: Settings) -> None:
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
-    from bot.console import run_console_app
+    from bot.console import run_console_app, set_aside, shown_name
 
     db = getattr(args, "db", None)
     url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url
     admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
+    if getattr(args, "fresh", False):
+        try:
+            aside = set_aside(url)
+        except ValueError as err:
+            print(f"jifen console: {err}", file=sys.stderr)
+            return 2
+        if aside is not None:
+            print(f"jifen console: the old {shown_name(url)} is kept as {aside}", file=sys.stderr)
     app_port = args.app_port if getattr(args, "app", False) else None
     asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out", app_port=app_port))
     return 0
@@ -136,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     console = sub.add_parser("console", help="the offline console: 'Speaker: message' lines")
     console.add_argument("--db", help="SQLite file (default: DATABASE_URL's database)")
     console.add_argument("--admins", default="", help="comma-separated names of group admins")
+    console.add_argument(
+        "--fresh", action="store_true", help="start a new database (the old file is moved aside)"
+    )
     console.add_argument(
         "--app", action="store_true", help="also serve the Mini App on 127.0.0.1 (prints its URL)"
     )

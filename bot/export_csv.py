@@ -1,4 +1,5 @@
-"""/export's file: a season's ledger as CSV, its header in the chat's language.
+"""/export's file: a season's ledger as CSV, its header in the chat's language, its times in
+the chat's time zone (/set tz), which the time column's header names.
 
 The cells stay as stored, whatever the language: games, reasons, names, exact amounts.
 """
@@ -11,10 +12,11 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
 from bot.i18n import N_, translator
+from bot.timezones import local
 from service.replies import ExportData
 
 HEADER = (
-    N_("time (UTC)"),
+    N_("time ({zone})"),  # the chat's time zone
     N_("hand"),
     N_("game"),
     N_("payer"),
@@ -35,11 +37,13 @@ def export_csv(data: ExportData, lang: str) -> bytes:
     formulas."""
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(translator(lang).gettext(msgid) for msgid in HEADER)
+    gettext = translator(lang).gettext
+    time, *rest = (gettext(msgid) for msgid in HEADER)
+    writer.writerow((time.format(zone=data.tz), *rest))
     for row in data.rows:
         writer.writerow(
             (
-                row.at.strftime("%Y-%m-%d %H:%M:%S"),
+                local(row.at, data.tz).strftime("%Y-%m-%d %H:%M:%S"),
                 "" if row.hand_no is None else row.hand_no,
                 row.game,
                 _cell(TABLE if row.payer is None else row.payer),

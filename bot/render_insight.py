@@ -8,6 +8,7 @@ from html import escape, unescape
 from bot import labels
 from bot.i18n import Gettext
 from bot.numbers import fmt
+from bot.timezones import zone_label
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
@@ -121,9 +122,10 @@ def chart_png(_: Gettext, data: ChartData) -> bytes:
 def export_caption(_: Gettext, data: ExportData) -> str:
     """The CSV document's caption (HTML)."""
     return "📄 " + _(
-        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), UTC times; "
+        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
         "undone hands are marked, they do not count.",
         n=data.season,
         rows=len(data.rows),
         hands=data.hands,
+        zone=escape(zone_label(data.tz)),
     )

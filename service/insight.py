@@ -39,7 +39,7 @@ from service.replies import (
     StatsView,
 )
 from service.requests import Chart, Export, Stats
-from service.views import season_for
+from service.views import chat_zone, season_for
 from storage.gateway import ledger as book
 from storage.gateway import players
 from storage.rows import EventRow, SeasonRow, TransferRow
@@ -301,7 +301,10 @@ def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
         for t in hand.transfers
     )
     return ExportData(
-        season=loaded.season.number, archived=loaded.season.archived_at is not None, rows=rows
+        season=loaded.season.number,
+        archived=loaded.season.archived_at is not None,
+        rows=rows,
+        tz=chat_zone(db, chat_id),
     )
 
 

@@ -78,7 +78,7 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
         game=target.game,
         text=tx.ctx.text,
         data={"target": target.id, "hand_no": target.hand_no},
-        recorded_by=tx.ctx.actor.user_id,
+        recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = record.id
@@ -138,7 +138,7 @@ def record(tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any]) -> Ev
         game=table.game,
         text=tx.ctx.text,
         data=data,
-        recorded_by=tx.ctx.actor.user_id,
+        recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = event.id

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from scoring import ERROR_CODES, PendingKongs
 from scoring.errors import ScoringError
 from scoring.games import EventKind, Game, Unit
 from scoring.mahjong import settle_hand
+from scoring.mahjong_checks import menqing_unsaid
 from scoring.mahjong_model import (
     HandValue,
     Kong,
@@ -25,7 +27,7 @@ from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.records import as_record
-from service.replies import Recorded
+from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
@@ -98,7 +100,8 @@ def _settle(
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
-    return Recorded(view=view, dealer=people[result.next_dealer].name)
+    unsaid = tuple(people[w.winner].name for w in wins if menqing_unsaid(hand, w))
+    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
 
 
 def _win(
@@ -172,6 +175,15 @@ def _gangkai_chain(
             n=n,
         )
     return chain
+
+
+def with_kongs(tx: Tx, view: TableView) -> TableView:
+    """A mahjong table's view with the kongs recorded in the hand being played."""
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    if table is None or view.game != Game.MAHJONG or None in view.seats:
+        return view
+    kongs = tuple((k.konger, k.kind.value) for _, k in _pending_kongs(tx, table))
+    return replace(view, kongs=kongs)
 
 
 def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:

@@ -65,6 +65,8 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
+    archived_season: int | None = None  # the hand's season, when it is no longer the current one
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,38 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
+    claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
+
+
+@dataclass(frozen=True)
+class Claimable:
+    """A guest the member who seated it may become (a button only that member can press)."""
+
+    player_id: int
+    user_id: int
+    name: str  # the guest's
 
 
 @dataclass(frozen=True)
 class Linked:
     guest: str
     username: str
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A member became a guest: its seat and balance are theirs now."""
+
+    name: str
+    member: str  # the member's own (Telegram) name, so the table sees who it was
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """A player is a guest again: nobody's account (`/unlink`)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -105,6 +133,7 @@ class StandingsView:
 class HistoryView:
     season: int
     hands: tuple[HandView, ...]
+    tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
 
 
 @dataclass(frozen=True)
@@ -137,6 +166,7 @@ class ResetAsk:
 class ResetDone:
     archived: int
     new: int
+    last_hand: int | None = None  # the archived season's last hand (one typed meanwhile shows)
 
 
 @dataclass(frozen=True)
@@ -271,6 +301,7 @@ class ExportData:
     season: int
     archived: bool
     rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:
@@ -289,6 +320,8 @@ Reply = (
     | Undone
     | TableView
     | Linked
+    | Claimed
+    | Unlinked
     | StandingsView
     | HistoryView
     | SettleView

@@ -40,6 +40,7 @@ class Chat(SQLModel, table=True):
     zerosum: bool = Field(sa_column_kwargs=OFF)
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
     next_hand_no: int = Field(sa_column_kwargs=sql_default("1"))  # the next hand number (gapless)
+    tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 
 
@@ -156,6 +157,16 @@ class ProcessedUpdate(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
     processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+
+
+class ChatMove(SQLModel, table=True):
+    """A group that became a supergroup: writes for the old id go to the new one."""
+
+    __tablename__ = "chat_move"
+
+    old_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    new_id: int = Field(sa_type=BigInteger)
+    moved_at: datetime = Field(sa_column_kwargs=NOW)
 
 
 class AppLink(SQLModel, table=True):

@@ -183,7 +183,7 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
     raw = export_csv.export_csv(data, "en")
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    assert list(rows[0]) == list(export_csv.HEADER)
+    assert list(rows[0]) == ["time (UTC)", *export_csv.HEADER[1:]]
     assert len(rows) == len(data.rows)
     assert {r["undone"] for r in rows if r["hand"] == "5"} == {"yes"}
     assert "22.5" in {r["amount"] for r in rows}

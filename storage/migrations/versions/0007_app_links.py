@@ -3,8 +3,8 @@
 A chat (and forum topic) gets a random token when someone asks for its app link (/app); the
 app's requests name the chat by it. New table only; no data changes.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01 13:00:00
 """
 
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0004"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
