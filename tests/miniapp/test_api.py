@@ -202,8 +202,10 @@ async def test_the_chart_follows_new_hands_and_undos_and_samples_long_seasons(
 async def test_the_token_follows_a_group_that_becomes_a_supergroup(kit: AppKit) -> None:
     service = kit.app.bot_data["service"]
     assert service.app_place(kit.token) == (GROUP.id, 0)
+    early = service.app_token(-100999, 0)  # /app in the supergroup before the move arrived
     service.move_chat(GROUP.id, -100999)
-    assert service.app_place(kit.token) == (-100999, 0)
+    assert service.app_place(kit.token) == (-100999, 0)  # the group's link still opens it
+    assert service.app_place(early) is None
     assert service.app_token(-100999, 0) == kit.token
     assert service.app_token(-100999, 7) != kit.token  # a forum topic has its own
 
