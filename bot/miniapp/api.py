@@ -36,6 +36,7 @@ from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
 from service.glance import CurveCache, Curves
+from service.names import member_name
 from service.replies import (
     HandView,
     HistoryView,
@@ -123,11 +124,17 @@ class Api(tornado.web.RequestHandler):
             raise tornado.web.HTTPError(404)
         self.place = Place(launch, chat_id, thread_id, role)
 
+    @property
+    def name(self) -> str:
+        """The user's name as the chat shows a member's."""
+        launch = self.place.launch
+        return member_name(launch.first_name, launch.username, launch.user_id)
+
     def ctx(self, text: str = "", update_id: int | None = None) -> Ctx:
         launch = self.place.launch
         return Ctx(
             chat_id=self.place.chat_id,
-            actor=Actor(launch.user_id, launch.first_name, launch.username, launch.language),
+            actor=Actor(launch.user_id, self.name, launch.username, launch.language),
             thread_id=self.place.thread_id,
             is_admin=self.place.role is Role.ADMIN,
             update_id=update_id,
@@ -241,7 +248,7 @@ class ViewHandler(Api):
                 "lang": r.lang,
                 "strings": texts.strings(r.lang),
                 "me": {
-                    "name": self.place.launch.first_name,
+                    "name": self.name,
                     "admin": self.place.role is Role.ADMIN,
                 },
                 "standings": _standings(r, standings)
@@ -328,7 +335,7 @@ class RecordHandler(_Recording):
         saying who recorded it in the app. The record stands if Telegram refuses the message."""
         out = r.render(reply)
         code = "<code>" + html.escape(text) + "</code>"
-        name = html.escape(self.place.launch.first_name)
+        name = html.escape(self.name)
         who = r._("{name} in the app: {command}", name=name, command=code)
         parts = split_text(f"{who}\n{out.text}")
         thread = self.place.thread_id or None

@@ -61,7 +61,7 @@ def verify(init_data: str, token: str, *, max_age: float, now: float) -> Launch 
         return None
     return Launch(
         user_id=user_id,
-        first_name=str(user.get("first_name") or "?"),
+        first_name=str(user.get("first_name") or ""),
         username=user.get("username") or None,
         language=user.get("language_code") or None,
         start_param=fields.get("start_param", ""),
