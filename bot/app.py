@@ -26,6 +26,7 @@ from telegram.request import BaseRequest
 from bot import handlers
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
+from bot.miniapp.command import set_menu_button
 from bot.parsing import command_text
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
@@ -45,6 +46,7 @@ MENU = (
     ("new", N_("open a table: mahjong, 510k, 510k3")),
     ("join", N_("take a seat")),
     ("players", N_("seats and dealer")),
+    ("app", N_("the table at a glance: standings, chart, recording by taps")),
     ("rules", N_("the rules in force")),
     ("help", N_("how to use the bot")),
 )
@@ -71,6 +73,7 @@ async def set_menu(application: AnyApplication) -> None:
                 )
     except TelegramError:
         log.warning("could not set the command menu", exc_info=True)
+    await set_menu_button(application, application.bot_data["settings"])
 
 
 async def close_service(application: AnyApplication) -> None:
@@ -95,6 +98,7 @@ def build_application(
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
     builder = builder.post_init(set_menu).post_shutdown(close_service)
     application = builder.build()
+    application.bot_data["settings"] = config
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
     if config.flood is not None:
         limit, window = config.flood

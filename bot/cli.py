@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 from bot import serving
 from bot.app import build_application
+from bot.miniapp import server as miniapp
+from bot.ptb_types import AnyApplication
 from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
 from storage.db import make_engine
@@ -68,11 +70,23 @@ def serve(config: Settings) -> None:
             url_path=urlsplit(config.webhook_url).path.lstrip("/"),
             webhook_url=config.webhook_url,
             secret_token=config.webhook_secret,
+            more_routes=miniapp.for_bot(application, config),
         )
         asyncio.run(server)
     else:
         log.info("long polling")
-        asyncio.run(serving.poll(application))
+        asyncio.run(poll_with_app(application, config))
+
+
+async def poll_with_app(application: AnyApplication, config: Settings) -> None:
+    """Long polling; the Mini App (when set up) on JIFEN_APP_LISTEN:JIFEN_APP_PORT meanwhile."""
+    routes = miniapp.for_bot(application, config)
+    if not routes:
+        await serving.poll(application)
+        return
+    async with miniapp.serving(routes, listen=config.app_listen, port=config.app_port):
+        log.info("Mini App on %s:%s", config.app_listen, config.app_port)
+        await serving.poll(application)
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
@@ -89,7 +103,8 @@ def cmd_console(args: argparse.Namespace, config: Settings) -> int:
             return 2
         if aside is not None:
             print(f"jifen console: the old {shown_name(url)} is kept as {aside}", file=sys.stderr)
-    asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out"))
+    app_port = args.app_port if getattr(args, "app", False) else None
+    asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out", app_port=app_port))
     return 0
 
 
@@ -134,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     console.add_argument(
         "--fresh", action="store_true", help="start a new database (the old file is moved aside)"
     )
+    console.add_argument(
+        "--app", action="store_true", help="also serve the Mini App on 127.0.0.1 (prints its URL)"
+    )
+    console.add_argument("--app-port", type=int, default=0, help="its port (default: a free one)")
     sub.add_parser("migrate", help="upgrade the database schema")
     saving = sub.add_parser("backup", help="copy the SQLite database to PATH (while the bot runs)")
     saving.add_argument("path", help="the backup file to write")

@@ -27,6 +27,7 @@ from bot.chart_process import draw_apart
 from bot.export_csv import export_files
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
+from bot.miniapp.command import open_app
 from bot.origin import channel_of, sender_key, typed_here
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
@@ -37,7 +38,17 @@ from service.core import Answer, Service
 from service.errors import ServiceError
 from service.names import clean, member_name
 from service.replies import ChartData, ExportData, Info, Recorded, Reply, TableView
-from service.requests import Claim, Link, Request, Reset, SetOption, ShowPlayers, Undo, Unlink
+from service.requests import (
+    Claim,
+    Link,
+    OpenApp,
+    Request,
+    Reset,
+    SetOption,
+    ShowPlayers,
+    Undo,
+    Unlink,
+)
 
 log = logging.getLogger(__name__)
 ADMIN_ONLY = (Reset, SetOption, Link, Unlink)
@@ -223,6 +234,14 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
             renderer = await renderer_for(context, update)
             await send(message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if isinstance(request, OpenApp) and update.effective_chat is not None:
+        chat = update.effective_chat
+        renderer = await renderer_for(context, update)
+        out, keyboard = await open_app(context, renderer, chat.id, chat.type, thread_of(message))
+        await message.reply_text(
+            out.text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
+        )
         return
     try:
         answered = await run(update, context, request, text)

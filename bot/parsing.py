@@ -32,6 +32,7 @@ from service.requests import (
     Link,
     Liuju,
     NewTable,
+    OpenApp,
     PlayerRef,
     RefKind,
     Report,
@@ -111,6 +112,7 @@ USAGE: dict[str, str] = {
     "help": N_("/help"),
     "reset": N_("/reset [confirm]"),
     "seasons": N_("/seasons"),
+    "app": N_("/app"),
     "set": N_(
         "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
         "/set tz Asia/Shanghai"
@@ -1135,6 +1137,7 @@ _HANDLERS: dict[str, _Handler] = {
     "help": _lenient(Help),
     "reset": _parse_reset,
     "seasons": _bare(Seasons, "seasons"),
+    "app": _bare(OpenApp, "app"),
     "set": _parse_set,
 }
 

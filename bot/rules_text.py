@@ -118,7 +118,7 @@ HELP = N_(
     "(B is sealed)\n"
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
     "Everyone: /undo · /standings · /history · /settle · /stats · /chart · /export · /rules · "
-    "/help\n"
+    "/help · /app (the Mini App)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "

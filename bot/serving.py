@@ -120,15 +120,17 @@ async def webhook(
     url_path: str,
     webhook_url: str,
     secret_token: str | None,
+    more_routes: Sequence[Any] = (),
 ) -> None:
-    """A webhook server that answers 200 once the update was processed (else Telegram retries)."""
+    """A webhook server that answers 200 once the update was processed (else Telegram retries);
+    `more_routes` (the Mini App's) are served beside it."""
     stop = await _until_stopped()
     async with app:
         if app.post_init:
             await app.post_init(app)
         await app.start()
         hook = {"app": app, "secret": secret_token, "locks": ChatLocks()}
-        routes = [(rf"/{url_path}/?", _Hook, hook)]
+        routes = [(rf"/{url_path}/?", _Hook, hook), *more_routes]
         server = HTTPServer(tornado.web.Application(routes))
         server.listen(port, address=listen)
         await app.bot.set_webhook(

@@ -9,17 +9,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, identity, insight, k510, ledger, mahjong, tables, views
+from service import admin, glance, identity, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
-from service.replies import HelpView, Info, Recorded, Reply
+from service.replies import HandView, HelpView, Info, Recorded, Reply
 from service.requests import (
     Chart,
     Claim,
@@ -48,8 +48,8 @@ from service.requests import (
     Unlink,
 )
 from service.unit import Tx
-from storage.db import read_transaction, write_transaction
-from storage.gateway import chat_move, chats
+from storage.db import read_transaction, write_transaction, writer
+from storage.gateway import app_links, chat_move, chats
 from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
@@ -129,6 +129,41 @@ class Service:
         with any the new id has already (see `storage.gateway.chat_move`)."""
         with write_transaction(self.engine) as db:
             return chat_move.move_chat(db, old_id, new_id)
+
+    def try_out(self, ctx: Ctx, request: Request) -> Answer:
+        """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`
+        (the Mini App checks each tap with it). Nothing is kept."""
+        use_case = WRITES[type(request)]
+        with writer(self.engine).connect() as conn:
+            transaction = conn.begin()
+            try:
+                return self._apply(conn, replace(ctx, update_id=None), request, use_case)
+            finally:
+                transaction.rollback()
+
+    def app_token(self, chat_id: int, thread_id: int) -> str:
+        """The Mini App's token of a chat (and forum topic), made on first use."""
+        with write_transaction(self.engine) as db:
+            chats.lock_chat(db, chat_id)
+            return app_links.token_for(db, chat_id, thread_id)
+
+    def app_place(self, token: str) -> tuple[int, int] | None:
+        """The (chat id, thread id) a Mini App token opens, or None."""
+        with read_transaction(self.engine) as db:
+            return app_links.place_of(db, token)
+
+    def balance_curves(
+        self, chat_id: int, season: int | None, cache: glance.CurveCache
+    ) -> tuple[glance.Curves, ...]:
+        """The season's balances hand by hand, sampled (`service.glance`); ServiceError when
+        there is no such season."""
+        with read_transaction(self.engine) as db:
+            return glance.balance_curves(db, chat_id, season, cache)
+
+    def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
+        """The open table's kongs of the current hand (`service.glance`)."""
+        with read_transaction(self.engine) as db:
+            return glance.pending_kongs(db, chat_id, thread_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))

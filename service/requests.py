@@ -180,6 +180,11 @@ class Seasons:
     pass
 
 
+@dataclass(frozen=True)
+class OpenApp:
+    """`/app`: the Mini App's link for this chat (answered by the bot, not the service)."""
+
+
 class Setting(StrEnum):
     STAKE = "stake"
     LANG = "lang"
@@ -220,4 +225,5 @@ Request = (
     | Reset
     | Seasons
     | SetOption
+    | OpenApp
 )

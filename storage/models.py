@@ -223,3 +223,16 @@ class StatHands(SQLModel, table=True):
     unit: str = Field(primary_key=True)
     live: int = Field(sa_column_kwargs=sql_default("0"))
     undone: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class AppLink(SQLModel, table=True):
+    """The Mini App's key to a chat (and forum topic): a random token, the `startapp` of the
+    chat's app link. Neither guessable nor derived from the chat id."""
+
+    __tablename__ = "app_link"
+    __table_args__ = (UniqueConstraint("chat_id", "thread_id"),)
+
+    token: str = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
+    thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
+    created_at: datetime = Field(sa_column_kwargs=NOW)

@@ -31,7 +31,7 @@ from storage.sql import Sql, placeholders
 
 log = logging.getLogger(__name__)
 
-CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update")  # have chat_id
+CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update", "app_link")
 
 
 def moved_to(db: Sql, chat_id: int) -> int | None:
@@ -111,6 +111,12 @@ def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
             old.id,
             new.id,
         ),
+    )
+    # A topic's Mini App link of the old chat (posted first) stays; the new chat's gives way.
+    db.run(
+        "DELETE FROM app_link WHERE chat_id = ? AND thread_id IN"
+        " (SELECT thread_id FROM app_link WHERE chat_id = ?)",
+        (new.id, old.id),
     )
     _reassign(db, old.id, new.id)
     # Only the last season stays open.

@@ -329,9 +329,13 @@ class Bots:
         self.database = workdir / "jifen.sqlite3"
         self.started: list[BotProcess] = []
 
-    def start(self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True) -> BotProcess:
-        """A new bot process on this test's database (waits until it is ready)."""
+    def start(
+        self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True, **more: str
+    ) -> BotProcess:
+        """A new bot process on this test's database (waits until it is ready); `more`: other
+        environment variables."""
         env = bot_env(
+            **more,
             TELEGRAM_BOT_TOKEN=token,
             TELEGRAM_API_BASE_URL=self.emulator.api_base_url,
             DATABASE_URL=f"sqlite:///{self.database}",
