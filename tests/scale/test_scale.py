@@ -344,9 +344,9 @@ def test_three_webhook_workers_on_postgres(
     logs = {w.index: w.bot.log() for w in workers}
     assert not dead, f"workers died: {dead}"
     for index, log in logs.items():
-        assert "Running upgrade" in log or "Context impl" in log, f"worker {index} did not migrate"
         for bad in ("update failed", "Traceback", "ERROR"):
             assert bad not in log, f"worker {index} logged {bad!r}:\n{workers[index].tail(60)}"
+    # One worker upgrades the new database; the others find it current (no Alembic at all).
     assert sum("Running upgrade" in log for log in logs.values()) == 1, "migrated more than once"
 
     # One reply per delivery, none lost or doubled; no failure apologies.
