@@ -22,7 +22,7 @@ def cancel_data() -> str:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "cancel" | "wiz"
+    action: str  # "undo" | "reset" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
     arg: str
 
 
@@ -40,6 +40,6 @@ def parse_press(data: str | None) -> Press | None:
         )
     if action == "cancel":
         return Press(action, "") if arg == "" else None
-    if action == "w":
-        return Press(action, arg)  # the wizard decodes and checks its own state
+    if action in ("w", "f"):
+        return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state
     return None

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from html import escape, unescape
 
-from bot import labels
 from bot.i18n import Gettext
 from bot.numbers import fmt
+from bot.render_free import free_stats, unit_title
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
@@ -42,6 +42,7 @@ def stats_text(_: Gettext, view: StatsView) -> str:
         lines.append(f"<b>{head}</b>")
         for k in view.k510:
             lines += _k510(_, k)
+    lines += free_stats(_, view.free)
     if view.undone:
         lines.append("")
         lines.append(_("{n} undone hand(s) left out.", n=view.undone))
@@ -112,7 +113,7 @@ def chart_png(_: Gettext, data: ChartData) -> bytes:
     return render_chart(
         data,
         chart_title(_, data),
-        unit_titles={unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
+        unit_titles={s.unit: unescape(unit_title(_, s.unit)) for s in data.series},
         xlabel=unescape(_("hands played")),
         empty=unescape(_("No hands recorded yet.")),
     )

@@ -26,13 +26,15 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from scoring import WinType
+from scoring import EventKind, Unit, WinType
 from service.replies import (
     ChartData,
     ChartLine,
     ChartSeries,
     ExportData,
     ExportRow,
+    FreeLine,
+    FreeSection,
     HeadToHead,
     K510Line,
     MahjongLine,
@@ -45,12 +47,12 @@ from storage.gateway import players
 from storage.rows import EventRow, SeasonRow, TransferRow
 from storage.sql import Sql
 
-UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 
-
-def unit_of(game: str) -> str:
-    """The unit a game scores in: mahjong points or 510K scores."""
-    return "mahjong" if game == "mahjong" else "510k"
+def unit_of(event: EventRow) -> str:
+    """The unit a record moves: its game's, a free round's or transfer's as recorded."""
+    if "unit" in event.data:
+        return str(event.data["unit"])
+    return "mahjong" if event.game == "mahjong" else "510k"
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -83,7 +85,11 @@ class _Season:
     names: Mapping[int, str]  # player id → current name
 
     def live(self, unit: str) -> list[_Hand]:
-        return [h for h in self.hands if h.live and unit_of(h.event.game) == unit]
+        return [h for h in self.hands if h.live and unit_of(h.event) == unit]
+
+    def units(self) -> list[str]:
+        """The units of the live hands, in the order of /standings."""
+        return sorted({unit_of(h.event) for h in self.hands if h.live}, key=Unit.order)
 
     def name(self, pid: int) -> str:
         return self.names.get(pid, "?")
@@ -109,13 +115,55 @@ def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
     return StatsView(
         season=loaded.season.number,
         archived=loaded.season.archived_at is not None,
-        mahjong_hands=len(mahjong),
+        mahjong_hands=_count(mahjong),
         mahjong=_mahjong_lines(loaded, mahjong),
         head_to_head=_head_to_head(loaded, mahjong),
-        k510_hands=len(k510),
+        k510_hands=_count(k510),
         k510=_k510_lines(loaded, k510),
+        free=free_sections(loaded, loaded.units()),
         undone=sum(1 for h in loaded.hands if not h.live),
     )
+
+
+def _count(hands: Sequence[_Hand]) -> int:
+    """The hands (rounds) among `hands`: transfers are not counted."""
+    return sum(1 for h in hands if h.event.kind == EventKind.HAND)
+
+
+def free_sections(loaded: _Season, units: Sequence[str]) -> tuple[FreeSection, ...]:
+    """Per free unit: each player's rounds, wins (rounds scored above 0), biggest round and net
+    (transfers count in the net only)."""
+    sections = []
+    for unit in units:
+        if Unit.of(unit) is not Unit.FREE:
+            continue
+        hands = loaded.live(unit)
+        rounds: dict[int, int] = defaultdict(int)
+        won: dict[int, list[Fraction]] = defaultdict(list)
+        total: dict[int, Fraction] = defaultdict(Fraction)
+        for hand in hands:
+            net = hand.net()
+            for pid, amount in net.items():
+                total[pid] += amount
+            if hand.event.kind == EventKind.PAY:
+                continue
+            for pid in _people(hand):
+                rounds[pid] += 1
+                if net.get(pid, 0) > 0:
+                    won[pid].append(net[pid])
+        lines = [
+            FreeLine(
+                name=loaded.name(pid),
+                rounds=rounds[pid],
+                wins=len(won[pid]),
+                biggest=max(won[pid]) if won[pid] else None,
+                net=total[pid],
+            )
+            for pid in set(rounds) | set(total)
+        ]
+        lines.sort(key=lambda x: (-x.net, x.name.casefold()))
+        sections.append(FreeSection(unit=unit, rounds=_count(hands), lines=tuple(lines)))
+    return tuple(sections)
 
 
 def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine, ...]:
@@ -126,10 +174,12 @@ def _mahjong_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[MahjongLine
     total: dict[int, Fraction] = defaultdict(Fraction)
     for hand in hands:
         net = hand.net()
-        for pid in _people(hand):
-            played[pid] += 1
         for pid, amount in net.items():
             total[pid] += amount
+        if hand.event.kind == EventKind.PAY:  # a transfer moves points; it is no hand
+            continue
+        for pid in _people(hand):
+            played[pid] += 1
         dealt_in: set[int] = set()  # one deal-in a hand, however many won on the tile
         for win in hand.event.data.get("wins", []):
             winner = int(win["winner"])
@@ -198,10 +248,12 @@ def _k510_lines(loaded: _Season, hands: Sequence[_Hand]) -> tuple[K510Line, ...]
     total: dict[int, Fraction] = defaultdict(Fraction)
     for hand in hands:
         data = hand.event.data
-        for pid in _people(hand):
-            played[pid] += 1
         for pid, amount in hand.net().items():
             total[pid] += amount
+        if hand.event.kind == EventKind.PAY:
+            continue
+        for pid in _people(hand):
+            played[pid] += 1
         order = data.get("order") or []
         out_first = _seat(hand, int(order[0])) if order else None
         if out_first is not None:
@@ -247,11 +299,7 @@ def _winning_seats(result: Mapping[str, Any], players: int) -> tuple[int, ...]:
 def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
     """Each player's balance over the season's live hands, one series per game."""
     loaded = _load(db, chat_id, req.season)
-    series = []
-    for unit in UNITS:
-        hands = loaded.live(unit)
-        if hands:
-            series.append(_series(loaded, unit, hands))
+    series = [_series(loaded, unit, loaded.live(unit)) for unit in loaded.units()]
     return ChartData(
         season=loaded.season.number,
         archived=loaded.season.archived_at is not None,
@@ -290,6 +338,7 @@ def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
             at=_utc(hand.event.created_at),
             hand_no=hand.event.hand_no,
             game=hand.event.game,
+            unit=unit_of(hand.event),
             payer=None if t.payer_id is None else loaded.name(t.payer_id),
             payee=None if t.payee_id is None else loaded.name(t.payee_id),
             amount=Fraction(t.amount),

@@ -8,8 +8,6 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from scoring.games import Game, Unit
-
 
 @dataclass(frozen=True)
 class Payment:
@@ -65,6 +63,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
 
 
 @dataclass(frozen=True)
@@ -85,6 +84,7 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    name: str = ""  # a free game's name
 
 
 @dataclass(frozen=True)
@@ -206,6 +206,24 @@ class K510Line:
 
 
 @dataclass(frozen=True)
+class FreeLine:
+    name: str
+    rounds: int
+    wins: int  # rounds scored above 0
+    biggest: Fraction | None  # the best round; None: no round won
+    net: Fraction  # the balance in the unit (equals /standings)
+
+
+@dataclass(frozen=True)
+class FreeSection:
+    """One free game's statistics (its unit: `free` or `free:<name>`)."""
+
+    unit: str
+    rounds: int
+    lines: tuple[FreeLine, ...]  # best balance first
+
+
+@dataclass(frozen=True)
 class StatsView:
     season: int
     archived: bool
@@ -215,10 +233,11 @@ class StatsView:
     k510_hands: int
     k510: tuple[K510Line, ...]
     undone: int  # undone hands, left out
+    free: tuple[FreeSection, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.mahjong_hands and not self.k510_hands
+        return not self.mahjong_hands and not self.k510_hands and not self.free
 
 
 @dataclass(frozen=True)
@@ -229,7 +248,7 @@ class ChartLine:
 
 @dataclass(frozen=True)
 class ChartSeries:
-    unit: str  # "mahjong" | "510k"
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     hand_nos: tuple[int, ...]  # the live hands of the game, in order
     lines: tuple[ChartLine, ...]  # best final balance first
 
@@ -253,17 +272,14 @@ class ChartData:
 class ExportRow:
     at: datetime  # UTC
     hand_no: int | None
-    game: str  # "mahjong" | "510k" | "510k3"
-    payer: str | None  # None: the table (510K)
+    game: str  # "mahjong" | "510k" | "510k3" | "free"
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    payer: str | None  # None: the table (510K, free rounds)
     payee: str | None
     amount: Fraction
-    reason: str  # "win" | "sealed" | "kong" | "score"
+    reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
     recorded_by: str
     undone: bool
-
-    @property
-    def unit(self) -> Unit:
-        return Game(self.game).unit
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ class GameTable(SQLModel, table=True):
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     season_id: int = Field(foreign_key="season.id")
     game: str  # scoring.games.Game
+    name: str = Field(sa_column_kwargs=sql_default("''"))  # a free game's name ("" for none)
     marathon: bool = Field(sa_column_kwargs=OFF)
     sisuang: bool = Field(sa_column_kwargs=OFF)
     zerosum: bool = Field(sa_column_kwargs=OFF)

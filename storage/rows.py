@@ -38,6 +38,7 @@ class TableRow:
     zerosum: bool
     seats: list[int]
     dealer: int
+    name: str = ""  # a free game's name
 
 
 @dataclass(slots=True)

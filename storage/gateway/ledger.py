@@ -21,7 +21,8 @@ KONGS_AND_HANDS = EVENT.replace(
     " data,", f" CASE WHEN kind = '{EventKind.KONG.value}' THEN data END,"
 )
 TRANSFER = "event_id, season_id, unit, payer_id, payee_id, amount, reason, detail"
-RECORDS = (EventKind.HAND, EventKind.KONG)  # what /undo reverts
+RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
+NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number, and every LIMIT
 
@@ -50,7 +51,7 @@ def add_event(
     chat's row is locked, so the numbers are gapless. Its time is the write's `db.moment`,
     given rather than left to the schema: the reply shows it before it is read back, and a
     redelivered update's reply reads it back (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
-    hand = kind is EventKind.HAND
+    hand = kind in NUMBERED
     seq, hand_no = chat.next_seq, (chat.next_hand_no if hand else None)
     event_id = db.insert(
         "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
@@ -136,10 +137,11 @@ def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
 
 
 def hands(db: Sql, season_id: int, *, limit: int | None = None) -> list[EventRow]:
-    """The season's hands, undone ones too, newest first."""
+    """The season's hands and transfers, undone ones too, newest first."""
     rows = db.rows(
-        f"SELECT {EVENT} FROM event WHERE season_id = ? AND kind = ? ORDER BY seq DESC LIMIT ?",
-        (season_id, EventKind.HAND.value, NEWEST if limit is None else limit),
+        f"SELECT {EVENT} FROM event WHERE season_id = ? AND kind IN (?, ?)"
+        " ORDER BY seq DESC LIMIT ?",
+        (season_id, *(k.value for k in NUMBERED), NEWEST if limit is None else limit),
     )
     return [_event(db, row) for row in rows]
 

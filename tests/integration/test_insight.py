@@ -333,6 +333,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
         game="510k",
+        unit="510k",
         payer=None,
         payee="=HYPERLINK(1)",
         amount=Fraction(15, 2),

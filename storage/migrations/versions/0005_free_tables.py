@@ -1,0 +1,30 @@
+"""free scoring: a table's game name (`/new free 斗地主`)
+
+Tables opened before have no name: ''.
+
+Revision ID: 0005_free_tables
+Revises: 0004
+Create Date: 2026-12-01 13:00:00
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0005_free_tables"
+down_revision: str | None = "0004"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("game_table", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("name", sa.String(), server_default=sa.text("''"), nullable=False)
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("game_table", schema=None) as batch_op:
+        batch_op.drop_column("name")
