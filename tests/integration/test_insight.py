@@ -360,4 +360,6 @@ def test_a_crowded_head_to_head_is_cut_short() -> None:
 def test_games_are_in_the_standings_order() -> None:
     from scoring.games import Unit
 
-    assert tuple(Unit) == insight.UNITS  # /standings and /settle show sections in Unit order
+    # /standings, /settle and /chart show sections in Unit order, free games by name
+    units = ["free:poker", "510k", "free", "mahjong", "free:斗地主"]
+    assert sorted(units, key=Unit.order) == ["mahjong", "510k", "free", "free:poker", "free:斗地主"]

@@ -1,0 +1,85 @@
+"""Free rounds and transfers in the ledger, on SQLite and PostgreSQL: a random evening keeps the
+cached balances equal to the sum of the live transfers (undone ones left out), the export agrees,
+and /settle squares every unit."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy.engine import Engine
+
+from bot.parsing import ParseError
+from service.errors import ServiceError
+from service.insight import live_totals
+from service.replies import ExportData, SettleView, StandingsView
+from tests.integration.helpers import Chat
+
+NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
+_chats = itertools.count(-9_100_000_000_000)
+
+amount = st.integers(1, 100_000).map(lambda c: Fraction(c, 100))
+a_round = st.lists(
+    st.tuples(st.sampled_from(NAMES), amount, st.booleans()),
+    min_size=1,
+    max_size=4,
+    unique_by=lambda e: e[0],
+)
+a_pay = st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), amount)
+step = st.one_of(
+    a_round.map(lambda r: ("s", r)), a_pay.map(lambda p: ("pay", p)), st.just(("undo", None))
+)
+
+
+def cents(value: Fraction) -> str:
+    return f"{value.numerator / value.denominator:.2f}"
+
+
+def command(kind: str, arg: Any) -> str:
+    """The step as typed: a round names its last player without a number (the balance)."""
+    if kind == "pay":
+        payer, payee, value = arg
+        return f"/pay {payer} {payee} {cents(value)}"
+    if kind == "undo":
+        return "/undo"
+    *scored, (last, _, _) = arg
+    words = [f"{name}{'+' if up else '-'}{cents(value)}" for name, value, up in scored]
+    return " ".join(["/s", *words, last])
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(step, min_size=1, max_size=15))
+def test_balances_are_the_live_transfers_and_settle_squares_them(
+    engine: Engine, steps: list[tuple[str, object]]
+) -> None:
+    chat = Chat(engine, next(_chats))
+    chat.seat("free 斗地主", *NAMES)
+    for kind, arg in steps:
+        try:
+            chat.say("Ann", command(kind, arg))
+        except (ParseError, ServiceError):
+            continue  # refused (sum, self-payment…): nothing written
+    standings = chat.say("Ann", "/standings")
+    assert isinstance(standings, StandingsView)
+    balances = {
+        (unit, name): value for unit, rows in standings.sections for name, value in rows if value
+    }
+    export = chat.say("Ann", "/export")
+    assert isinstance(export, ExportData)
+    assert {k: v for k, v in live_totals(export.rows).items() if v} == balances
+    assert sum(balances.values(), Fraction(0)) == 0
+    settle = chat.say("Ann", "/settle")
+    assert isinstance(settle, SettleView)
+    after = dict(balances)
+    for unit, plan in settle.sections:
+        for payer, payee, value in plan:
+            after[(unit, payer)] = after.get((unit, payer), Fraction(0)) + value
+            after[(unit, payee)] = after.get((unit, payee), Fraction(0)) - value
+    assert all(v == 0 for v in after.values())
