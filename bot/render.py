@@ -318,7 +318,8 @@ class Renderer:
         if v.marathon:
             game += " · " + self._("marathon to 500")
         option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
-        options = [self._(labels.SETTING[option])] if getattr(v, option) else []
+        shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
+        options = [self._(labels.SETTING[option])] if shown else []
         head = {
             "opened": self._("New table: {game}.", game=game),
             "joined": self._("{name} sits down.", name=escape(v.who)),
