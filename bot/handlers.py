@@ -135,10 +135,14 @@ def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
 
 
 async def run(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    request: Request,
+    text: str,
+    claim: int | None = None,
 ) -> Answer:
     """Check permissions and run the request (one transaction, or a savepoint of a group
-    commit)."""
+    commit); `claim` replaces the update id as what makes it happen once."""
     chat = update.effective_chat
     assert chat is not None
     ctx = Ctx(
@@ -146,7 +150,7 @@ async def run(
         actor=actor_of(update),
         thread_id=thread_of(update.effective_message),
         is_admin=await is_admin(update, context) if needs_admin_check(request) else False,
-        update_id=update.update_id,
+        update_id=update.update_id if claim is None else claim,
         text=text,
     )
     return await service(context).perform(ctx, request)
@@ -436,14 +440,16 @@ async def round_step(
             )
         return
     command = state.command(names)
+    once = score_buttons.claim(query.message.chat_id, query.message.message_id)
     try:
-        reply = (await run(update, context, state.request(), command)).reply
+        reply = (await run(update, context, state.request(), command, once)).reply
     except ServiceError as err:
         await send(query.message, renderer.error(err.msgid, err.params, err.usage))
         return
     code = f"<code>{html.escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
-    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    with contextlib.suppress(BadRequest):  # a second tap: edited already
+        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
     await send(query.message, renderer.render(reply))
 
 

@@ -4,11 +4,13 @@ Stateless like the /hu wizard: the whole state rides in the callback data, ``v1:
 <a2>,…[:go]`` — the selected seat (1–10, or 0 for none) and each seat's score so far (whole
 points, empty for 0). Tap a player, then amounts (they add up; "= rest" gives the selected
 player the balance, "0" clears it); Record appears once the scores add up to 0. A button whose
-data would pass Telegram's 64 bytes is left out.
+data would pass Telegram's 64 bytes is left out. Record is claimed once per message (`claim`):
+a double tap, or a second player's tap, answers "recorded already".
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -61,6 +63,13 @@ class Round:
         return "/s " + " ".join(
             f"{name}{s:+d}" for name, s in zip(seats, self.scores, strict=True) if s
         )
+
+
+def claim(chat_id: int, message_id: int) -> int:
+    """What makes a round by buttons happen once, whoever taps Record and however often: a
+    negative id (Telegram's update ids are positive) for the message the buttons are on."""
+    digest = hashlib.sha256(f"{chat_id}:{message_id}".encode()).digest()
+    return -1 - int.from_bytes(digest[:7], "big")
 
 
 def start(players: int) -> Round:

@@ -24,8 +24,8 @@ from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.rows import PlayerRow, TableRow, TransferRow
 
-USAGE_S = "/s 老王+30 小李-10 阿张"  # no words to translate
-USAGE_PAY = "/pay 老王 小李 5"
+USAGE_S = "/s A+30 B-10 C"  # no words to translate
+USAGE_PAY = "/pay A B 5"
 T = TypeVar("T")
 
 

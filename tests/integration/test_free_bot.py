@@ -159,3 +159,24 @@ async def test_the_round_buttons_need_a_free_table(bot: Harness) -> None:
     await bot.seat()
     assert "free table" in await bot.text(ANN, "/s")
     assert "This command is for free" in await bot.text(ANN, "/s Ann+1 Bob")
+
+
+async def test_record_tapped_twice_records_the_round_once(bot: Harness) -> None:
+    await seat_free(bot, "poker", n=2)
+    screen = (await bot.say(ANN, "/s"))[0]
+    for label in ("Ann 0", "+5", "Bob 0", "= rest"):
+        data = next(b["callback_data"] for row in screen.buttons for b in row if b["text"] == label)
+        entries = await bot.press(ANN, screen, data)
+        screen = next((e for e in entries if e.message_id == screen.message_id), screen)
+    record = next(
+        b["callback_data"] for row in screen.buttons for b in row if b["text"] == "Record"
+    )
+    # Two taps (two players, or one impatient one) reach the bot before either is answered.
+    taps = [bot.api.press_button(GROUP, user, screen.message_id, record) for user in (ANN, BOB)]
+    bot.api.take_updates()
+    seq = bot.api.last_seq
+    for tap in taps:
+        await bot.app.process_update(Update.de_json(tap, bot.app.bot))
+    text = "\n".join(e.plain_text for e in bot.api.outbox_since(seq))
+    assert "recorded already" in text
+    assert "1. Ann +5" in await bot.text(ANN, "/standings")
