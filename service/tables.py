@@ -6,6 +6,7 @@ from scoring.games import Game
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
+from service.free_names import season_spelling
 from service.replies import Linked, TableView
 from service.requests import (
     Join,
@@ -87,7 +88,7 @@ def new_table(tx: Tx, req: NewTable) -> TableView:
         marathon=req.marathon,
         sisuang=tx.chat.sisuang if req.sisuang is None else req.sisuang,
         zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
-        name=req.name,
+        name=season_spelling(tx, req.name) if req.name else "",
     )
     return view(tx, table, "opened")
 

@@ -180,3 +180,13 @@ async def test_record_tapped_twice_records_the_round_once(bot: Harness) -> None:
     text = "\n".join(e.plain_text for e in bot.api.outbox_since(seq))
     assert "recorded already" in text
     assert "1. Ann +5" in await bot.text(ANN, "/standings")
+
+
+async def test_a_game_name_in_another_case_is_the_same_unit(bot: Harness) -> None:
+    await seat_free(bot, "Poker", n=2)
+    await bot.say(ANN, "/s Ann+1 Bob")
+    await seat_free(bot, "POKER", n=2)
+    assert "Table: free scoring (any game) · Poker." in await bot.text(ANN, "/players")
+    await bot.say(ANN, "/s Ann+1 Bob")
+    standings = (await bot.text(ANN, "/standings")).splitlines()
+    assert standings[1:] == ["Free points · Poker:", "1. Ann +2", "2. Bob -2"]
