@@ -24,7 +24,7 @@ def stats_text(_: Gettext, view: StatsView) -> str:
     lines = [f"<b>{title}</b>"]
     if view.empty:
         lines.append(_("No hands recorded yet."))
-    if view.mahjong_hands:
+    if view.mahjong_hands or view.mahjong:  # hands, or only transfers at a mahjong table
         lines.append("")
         head = _("🀄 Mahjong · {n} hand(s)", n=view.mahjong_hands)
         lines.append(f"<b>{head}</b>")
@@ -36,7 +36,7 @@ def stats_text(_: Gettext, view: StatsView) -> str:
             lines += [_pair(p) for p in pairs[:PAIRS_SHOWN]]
             if len(pairs) > PAIRS_SHOWN:
                 lines.append("  " + _("… and {n} more pair(s).", n=len(pairs) - PAIRS_SHOWN))
-    if view.k510_hands:
+    if view.k510_hands or view.k510:
         lines.append("")
         head = _("🃏 510K · {n} hand(s)", n=view.k510_hands)
         lines.append(f"<b>{head}</b>")

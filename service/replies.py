@@ -237,7 +237,8 @@ class StatsView:
 
     @property
     def empty(self) -> bool:
-        return not self.mahjong_hands and not self.k510_hands and not self.free
+        # transfers count too: a table with only transfers has lines but no hands
+        return not (self.mahjong_hands or self.mahjong or self.k510_hands or self.k510 or self.free)
 
 
 @dataclass(frozen=True)

@@ -190,3 +190,11 @@ async def test_a_game_name_in_another_case_is_the_same_unit(bot: Harness) -> Non
     await bot.say(ANN, "/s Ann+1 Bob")
     standings = (await bot.text(ANN, "/standings")).splitlines()
     assert standings[1:] == ["Free points · Poker:", "1. Ann +2", "2. Bob -2"]
+
+
+async def test_stats_show_a_transfer_at_a_table_with_no_hand_yet(bot: Harness) -> None:
+    await bot.seat()
+    await bot.say(ANN, "/pay Bob Ann 4")
+    stats = await bot.text(ANN, "/stats")
+    assert "No hands recorded yet." not in stats
+    assert "Mahjong · 0 hand(s)" in stats and "Ann +4" in stats and "Bob -4" in stats
