@@ -14,7 +14,7 @@ from bot.app import build_application
 from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
 from storage.db import make_engine
-from storage.migrate import upgrade
+from storage.schema_head import ensure_schema
 
 log = logging.getLogger("jifen")
 
@@ -57,7 +57,7 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
 def serve(config: Settings) -> None:
     """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
     engine = make_engine(config.database_url)
-    upgrade(engine)
+    ensure_schema(engine)
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
@@ -76,11 +76,19 @@ def serve(config: Settings) -> None:
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
-    from bot.console import run_console_app
+    from bot.console import run_console_app, set_aside, shown_name
 
     db = getattr(args, "db", None)
     url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url
     admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
+    if getattr(args, "fresh", False):
+        try:
+            aside = set_aside(url)
+        except ValueError as err:
+            print(f"jifen console: {err}", file=sys.stderr)
+            return 2
+        if aside is not None:
+            print(f"jifen console: the old {shown_name(url)} is kept as {aside}", file=sys.stderr)
     asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out"))
     return 0
 
@@ -109,6 +117,8 @@ def cmd_restore(args: argparse.Namespace, config: Settings) -> int:
 
 def cmd_migrate(args: argparse.Namespace, config: Settings) -> int:
     engine = make_engine(config.database_url)
+    from storage.migrate import upgrade  # Alembic only here: the bot does not keep it loaded
+
     upgrade(engine)
     print("database schema is up to date")
     return 0
@@ -121,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     console = sub.add_parser("console", help="the offline console: 'Speaker: message' lines")
     console.add_argument("--db", help="SQLite file (default: DATABASE_URL's database)")
     console.add_argument("--admins", default="", help="comma-separated names of group admins")
+    console.add_argument(
+        "--fresh", action="store_true", help="start a new database (the old file is moved aside)"
+    )
     sub.add_parser("migrate", help="upgrade the database schema")
     saving = sub.add_parser("backup", help="copy the SQLite database to PATH (while the bot runs)")
     saving.add_argument("path", help="the backup file to write")

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
+
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 
 from bot.app import build_application
 from bot.console_io import run_console
 from bot.offline import OfflineBotApi, OfflineRequest
 from bot.settings import Settings
 from storage.db import make_engine
-from storage.migrate import upgrade
+from storage.gateway.contents import chats_and_hands
+from storage.schema_head import ensure_schema
+from storage.sql import Sql
 
 
 async def run_console_app(
@@ -22,10 +28,13 @@ async def run_console_app(
     files_dir: Path,
     lines: Iterable[str] | TextIO | None = None,
     out: TextIO | None = None,
+    note: TextIO | None = None,
 ) -> None:
-    """Upgrade the database, build the bot over an offline Bot API and play the input."""
+    """Upgrade the database, say what it holds (on `note`, default stderr), build the bot over
+    an offline Bot API and play the input."""
     engine = make_engine(database_url)
-    upgrade(engine)
+    ensure_schema(engine)
+    print(f"jifen console: {holds(engine, database_url)}", file=note or sys.stderr)
     api = OfflineBotApi()
     config = Settings.given(database_url=database_url, rate_limit=False, flood=None)
     application = build_application(
@@ -42,3 +51,51 @@ async def run_console_app(
         )
     finally:
         engine.dispose()
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The file of a SQLite URL (None for PostgreSQL or an in-memory database)."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+def shown_name(database_url: str) -> str:
+    """The database as a person knows it: the file (relative when under the working
+    directory), or the URL without its password."""
+    path = sqlite_path(database_url)
+    if path is None:
+        return make_url(database_url).render_as_string(hide_password=True)
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def holds(engine: Engine, database_url: str) -> str:
+    """E.g. "data/jifen.sqlite3: 2 chats, 14 hands; start fresh with --fresh"."""
+    with engine.connect() as conn:
+        chats, hands = chats_and_hands(Sql(conn))
+    name = shown_name(database_url)
+    if not chats:
+        return f"{name}: a new database"
+    return f"{name}: {chats} chat(s), {hands} hand(s); start fresh with --fresh"
+
+
+def set_aside(database_url: str, now: datetime | None = None) -> Path | None:
+    """--fresh: move the SQLite file (with its -wal and -shm) aside under a time-stamped name,
+    never deleting it; the new name, or None when there was no file. PostgreSQL: ValueError."""
+    path = sqlite_path(database_url)
+    if path is None:
+        raise ValueError("--fresh works on a SQLite file; give --db PATH for a new one")
+    if not path.exists():
+        return None
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+    for suffix in ("-wal", "-shm"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            extra.rename(aside.with_name(aside.name + suffix))
+    path.rename(aside)
+    return aside

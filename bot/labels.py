@@ -58,4 +58,5 @@ SETTING = {
     "lang": N_("language"),
     "sisuang": N_("死双 sealed liability doubled"),
     "zerosum": N_("zero-sum 510K scores"),
+    "tz": N_("time zone"),
 }

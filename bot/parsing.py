@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import TypeVar
 
 from bot.i18n import N_
+from bot.timezones import EXAMPLE, zone_name
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
@@ -52,6 +53,7 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 
 __all__ = [
@@ -100,6 +102,7 @@ USAGE: dict[str, str] = {
     "dealer": N_("/dealer <player>"),
     "players": N_("/players"),
     "link": N_("/link <guest> @<username>"),
+    "unlink": N_("/unlink <player>"),
     "gang": N_("/gang <player> an · /gang <player> ming <from> · /gang <player> bu <from>"),
     "hu": N_("/hu <winner> <how> [pattern] [flags]"),
     "liuju": N_("/liuju"),
@@ -115,7 +118,10 @@ USAGE: dict[str, str] = {
     "help": N_("/help"),
     "reset": N_("/reset [confirm]"),
     "seasons": N_("/seasons"),
-    "set": N_("/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off"),
+    "set": N_(
+        "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
+        "/set tz Asia/Shanghai"
+    ),
     "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
     "pay": N_("/pay <payer> <payee> <amount>"),
 }
@@ -306,6 +312,7 @@ _SETTINGS = _aliases(
         Setting.LANG: ("lang", "language", "语言"),
         Setting.SISUANG: ("sisuang", "死双"),
         Setting.ZEROSUM: ("zerosum", "零和"),
+        Setting.TZ: ("tz", "timezone", "时区"),
     }
 )
 _LANGS = _aliases(
@@ -344,7 +351,7 @@ _EXTRA_LIST = (
 _KONG_LIST = "an 暗杠 · ming 明杠 · bu 补杠"
 _GAME_LIST = "mahjong 麻将 · 510k 五十k · 510k3 · free 自由"
 _NEW_LIST = f"{_GAME_LIST} · 3 三人 · sisuang 死双 · marathon 连打 · zerosum 零和"
-_SETTING_LIST = "stake · lang · sisuang · zerosum"
+_SETTING_LIST = "stake · lang · sisuang · zerosum · tz"
 _LANG_LIST = "zh 中文 · en english"
 _SWITCH_LIST = "on 开 · off 关"
 
@@ -649,6 +656,18 @@ def _parse_link(args: str) -> Link:
     if ref.kind not in (RefKind.USERNAME, RefKind.ME):
         raise ParseError(N_("'{word}' is not a @username"), usage, word=_show(user))
     return Link(_guest(guest, usage), ref)
+
+
+def _parse_unlink(args: str) -> Unlink:
+    """`/unlink <player>`: the player is a guest again."""
+    usage = USAGE["unlink"]
+    words = _words(args)
+    if len(words) != 1:
+        raise ParseError(N_("give the name of the player to unlink"), usage)
+    ref = _player(words[0], usage)
+    if ref.kind is not RefKind.NAME:
+        raise ParseError(N_("'{word}' is not a player's name"), usage, word=_show(words[0]))
+    return Unlink(ref.value)
 
 
 # --- mahjong ---
@@ -1141,6 +1160,8 @@ def _parse_set(args: str) -> SetOption:
         )
     if key is Setting.STAKE:
         return SetOption(key, _stake(value, usage))
+    if key is Setting.TZ:
+        return SetOption(key, _zone(value))
     choices, allowed = (_LANGS, _LANG_LIST) if key is Setting.LANG else (_SWITCH, _SWITCH_LIST)
     normalised = choices.get(value.lower())
     if normalised is None:
@@ -1152,6 +1173,22 @@ def _parse_set(args: str) -> SetOption:
             allowed=allowed,
         )
     return SetOption(key, normalised)
+
+
+def _zone(word: str) -> str:
+    """An IANA time zone name (any case), as zoneinfo spells it."""
+    zone = zone_name(word)
+    if zone is None:
+        raise ParseError(
+            N_(
+                "'{word}' is not a time zone; give an IANA name such as {example} "
+                "(or Europe/Berlin, America/New_York, UTC)"
+            ),
+            N_("/set tz Asia/Shanghai"),
+            word=_show(word),
+            example=EXAMPLE,
+        )
+    return zone
 
 
 _Handler = Callable[[str], Request]
@@ -1191,6 +1228,7 @@ _HANDLERS: dict[str, _Handler] = {
     "dealer": _parse_dealer,
     "players": _bare(ShowPlayers, "players"),
     "link": _parse_link,
+    "unlink": _parse_unlink,
     "gang": _parse_gang,
     "hu": _parse_hu,
     "liuju": _bare(Liuju, "liuju"),

@@ -10,12 +10,13 @@ from html import escape, unescape
 from typing import Any
 
 from bot import labels
-from bot.callbacks import cancel_data, reset_data, undo_data
+from bot.callbacks import cancel_data, claim_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
 from bot.render_free import free_lines, record_title, totals_line, unit_title
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
+from bot.timezones import local, zone_label
 from scoring import EventKind, Game, Unit
 from service import replies as r
 
@@ -85,6 +86,12 @@ class Out:
     buttons: tuple[tuple[Button, ...], ...] = ()
 
 
+NOT_CONCEALED = N_(
+    "ℹ️ {name}'s hand was scored as not concealed (门清 not given): if it was concealed, /undo "
+    "and write it again with mq."
+)
+
+
 class Renderer:
     """Renders replies in one language."""
 
@@ -130,8 +137,17 @@ class Renderer:
             lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
         if reply.totals:
             lines.append(totals_line(self._, reply.totals))
+        for name in reply.not_concealed:
+            lines.append(self._(NOT_CONCEALED, name=escape(name)))
         if reply.repeated:
             lines.append(self._("(This was recorded already; nothing changed.)"))
+        if reply.archived_season is not None:
+            lines.append(
+                self._(
+                    "It belongs to season {n}, archived since: see it with /standings {n}.",
+                    n=reply.archived_season,
+                )
+            )
         buttons = ((Button(self._("Undo"), undo_data(reply.view.event_id)),),)
         return Out("\n".join(lines), () if reply.view.undone else buttons)
 
@@ -338,7 +354,23 @@ class Renderer:
         free = sum(1 for s in v.seats if s is None)
         if free:
             lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
+        if v.claim is not None:
+            label = self._("I am {name}", name=v.claim.name)
+            data = claim_data(v.claim.player_id, v.claim.user_id)
+            return Out("\n".join(lines), ((Button(label, data),),))
         return Out("\n".join(lines))
+
+    def _claimed(self, v: r.Claimed) -> Out:
+        text = self._(
+            "{member} is {name} now: {name}'s seat and balance are theirs. "
+            "An admin can undo it with /unlink {name}.",
+            member=escape(v.member),
+            name=escape(v.name),
+        )
+        return Out(text)
+
+    def _unlinked(self, v: r.Unlinked) -> Out:
+        return Out(self._("{name} is a guest again, linked to nobody.", name=escape(v.name)))
 
     def _linked(self, v: r.Linked) -> Out:
         return Out(
@@ -370,12 +402,13 @@ class Renderer:
 
     def _historyview(self, v: r.HistoryView) -> Out:
         title = self._("Last hands, season {n}", n=v.season)
-        lines = [f"<b>{title}</b>"]
+        zone = self._("(times: {zone})", zone=escape(zone_label(v.tz)))
+        lines = [f"<b>{title}</b> {zone}"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
             mark = " " + self._("[undone]") if view.undone else ""
-            when = view.at.strftime("%m-%d %H:%M")
+            when = local(view.at, v.tz).strftime("%m-%d %H:%M")
             lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
             lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
         return Out("\n".join(lines))
@@ -435,18 +468,26 @@ class Renderer:
         return Out(text, buttons)
 
     def _resetdone(self, v: r.ResetDone) -> Out:
-        return Out(
-            self._(
-                "Season {old} archived. Season {new} begins: everyone starts from 0. "
-                "See the old one with /standings {old}.",
+        text = self._(
+            "Season {old} archived. Season {new} begins: everyone starts from 0. "
+            "See the old one with /standings {old}.",
+            old=v.archived,
+            new=v.new,
+        )
+        if v.last_hand is not None:
+            text += "\n" + self._(
+                "Hands up to #{n} are in season {old}; later ones in season {new}.",
+                n=v.last_hand,
                 old=v.archived,
                 new=v.new,
             )
-        )
+        return Out(text)
 
     def _settingchanged(self, v: r.SettingChanged) -> Out:
         if v.value in SWITCH:
             value = self._(SWITCH[v.value])
+        elif v.key == "tz":
+            value = escape(zone_label(v.value))
         else:
             value = escape(LANGUAGE_NAMES.get(v.value, v.value))
         return Out(self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=value))

@@ -8,6 +8,7 @@ from html import escape, unescape
 from bot.i18n import Gettext
 from bot.numbers import fmt
 from bot.render_free import free_stats, unit_title
+from bot.timezones import zone_label
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
@@ -107,24 +108,30 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
 
 
 def chart_png(_: Gettext, data: ChartData) -> bytes:
-    """The chart in the chat's language as PNG (blocking: about a second; run it in a thread)."""
-    from bot.chart import render_chart  # matplotlib loads only when a chart is drawn
+    """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
+    another process, `bot.chart_process`)."""
+    from bot.chart_process import draw  # matplotlib loads only when a chart is drawn
 
-    return render_chart(
-        data,
+    return draw(data, *chart_texts(_, data))
+
+
+def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
+    """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
+    return (
         chart_title(_, data),
-        unit_titles={s.unit: unescape(unit_title(_, s.unit)) for s in data.series},
-        xlabel=unescape(_("hands played")),
-        empty=unescape(_("No hands recorded yet.")),
+        {s.unit: unescape(unit_title(_, s.unit)) for s in data.series},
+        unescape(_("hands played")),
+        unescape(_("No hands recorded yet.")),
     )
 
 
 def export_caption(_: Gettext, data: ExportData) -> str:
     """The CSV document's caption (HTML)."""
     return "📄 " + _(
-        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), UTC times; "
+        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
         "undone hands are marked, they do not count.",
         n=data.season,
-        rows=len(data.rows),
+        rows=data.count,
         hands=data.hands,
+        zone=escape(zone_label(data.tz)),
     )

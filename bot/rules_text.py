@@ -51,6 +51,17 @@ INTERPRETATIONS = (
         "Interpretation: with 死双 the sealed player's liability is doubled: another player deals "
         "in → he pays 2V; he deals in → 3V; self-draw → twice the whole self-draw total."
     ),
+    N_(
+        "Interpretation: a hand is checked against the kongs recorded in it (/gang). Refused: 门清 "
+        "when the winner made an exposed or added kong; 七对 when he made any kong (four equal "
+        "tiles in 七对 are a group, not a kong); 天胡, 地胡, 人胡 when he made any kong; 全求人 "
+        "with 门清 or with a concealed kong of his."
+    ),
+    N_(
+        "Interpretation: 门清 is said, not guessed (mq): without it a hand is scored as not "
+        "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
+        "地胡 and 人胡 are always 门清."
+    ),
 )
 
 K510_RULES = (
@@ -117,8 +128,10 @@ HELP = N_(
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
     "Everyone: /undo · /standings · /history · /settle · /stats · /chart · /export · /rules · "
     "/help\n"
-    "Admins: /reset · /seasons · /link 小李 @user · /set stake 0.5 · /set lang zh|en · "
-    "/set sisuang on|off · /set zerosum on|off"
+    "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
+    "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
+    "Only commands a member types count: forwards and messages via other bots are ignored. "
+    "Posting as a channel you can record hands and read, but not take a seat."
 )
 
 

@@ -10,7 +10,6 @@ a double tap, or a second player's tap, answers "recorded already".
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -65,11 +64,9 @@ class Round:
         )
 
 
-def claim(chat_id: int, message_id: int) -> int:
-    """What makes a round by buttons happen once, whoever taps Record and however often: a
-    negative id (Telegram's update ids are positive) for the message the buttons are on."""
-    digest = hashlib.sha256(f"{chat_id}:{message_id}".encode()).digest()
-    return -1 - int.from_bytes(digest[:7], "big")
+#: What a round's Record is pressed as, whatever its scores (`bot.callbacks.press_key` of it
+#: and the message): a message's round is recorded once, whoever taps Record and however often.
+RECORD = f"{VERSION}:f:record"
 
 
 def start(players: int) -> Round:

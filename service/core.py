@@ -16,12 +16,13 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, free, insight, k510, ledger, mahjong, tables, views
+from service import admin, free, identity, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
 from service.replies import HelpView, Info, Recorded, Reply
 from service.requests import (
     Chart,
+    Claim,
     Export,
     Gang,
     Help,
@@ -46,10 +47,11 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 from service.unit import Tx
 from storage.db import read_transaction, write_transaction
-from storage.gateway import chats
+from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
@@ -60,6 +62,8 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Seats: tables.seats,
     SetDealer: tables.set_dealer,
     Link: tables.link,
+    Unlink: identity.unlink,
+    Claim: identity.claim,
     Gang: mahjong.gang,
     Hu: mahjong.hu,
     Liuju: mahjong.liuju,
@@ -124,10 +128,11 @@ class Service:
             chat = chats.get_chat(db, chat_id)
             return chat.lang if chat else None
 
-    def move_chat(self, old_id: int, new_id: int) -> None:
-        """Group → supergroup migration: the chat's records follow it to the new id."""
+    def move_chat(self, old_id: int, new_id: int) -> str:
+        """Group → supergroup migration: the chat's records follow it to the new id, merged
+        with any the new id has already (see `storage.gateway.chat_move`)."""
         with write_transaction(self.engine) as db:
-            chats.move_chat(db, old_id, new_id)
+            return chat_move.move_chat(db, old_id, new_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
@@ -136,7 +141,7 @@ class Service:
         self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         db = Sql(conn)
-        chat = chats.lock_chat(db, ctx.chat_id)
+        chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
         season = chats.current_season(db, chat.id, create=True)
         assert season is not None
@@ -161,7 +166,11 @@ class Service:
         event = book.event_by_id(tx.db, event_id) if event_id is not None else None
         if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
             return Info(N_("Already done."))
-        return Recorded(view=ledger.hand_views(tx.db, [event])[0], repeated=True)
+        archived = None
+        if event.season_id != tx.season.id:  # a /reset came in between: say where it went
+            archived = chats.season_number(tx.db, event.season_id)
+        view = ledger.hand_views(tx.db, [event])[0]
+        return Recorded(view=view, repeated=True, archived_season=archived)
 
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with read_transaction(self.engine) as db:
@@ -199,4 +208,6 @@ class Service:
         season = chats.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(db, chat, season, ctx), request)
+        tx = Tx(db, chat, season, ctx)
+        view = tables.show_players(tx, request)
+        return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

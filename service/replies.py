@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -64,6 +64,8 @@ class Recorded:
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
     totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
+    not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
+    archived_season: int | None = None  # the hand's season, when it is no longer the current one
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,38 @@ class TableView:
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
     name: str = ""  # a free game's name
+    kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
+    claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
+
+
+@dataclass(frozen=True)
+class Claimable:
+    """A guest the member who seated it may become (a button only that member can press)."""
+
+    player_id: int
+    user_id: int
+    name: str  # the guest's
 
 
 @dataclass(frozen=True)
 class Linked:
     guest: str
     username: str
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A member became a guest: its seat and balance are theirs now."""
+
+    name: str
+    member: str  # the member's own (Telegram) name, so the table sees who it was
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """A player is a guest again: nobody's account (`/unlink`)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -105,6 +133,7 @@ class StandingsView:
 class HistoryView:
     season: int
     hands: tuple[HandView, ...]
+    tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
 
 
 @dataclass(frozen=True)
@@ -137,6 +166,7 @@ class ResetAsk:
 class ResetDone:
     archived: int
     new: int
+    last_hand: int | None = None  # the archived season's last hand (one typed meanwhile shows)
 
 
 @dataclass(frozen=True)
@@ -249,9 +279,21 @@ class ChartLine:
 
 @dataclass(frozen=True)
 class ChartSeries:
+    """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
+
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
-    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    hand_nos: tuple[int, ...]  # the hands or transfers after which a balance is kept
     lines: tuple[ChartLine, ...]  # best final balance first
+    at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
+    played: int | None = None  # live hands of the game; None = len(hand_nos)
+
+    @property
+    def xs(self) -> tuple[int, ...]:
+        return self.at or tuple(range(len(self.hand_nos) + 1))
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_nos) if self.played is None else self.played
 
 
 @dataclass(frozen=True)
@@ -266,7 +308,7 @@ class ChartData:
 
     @property
     def hands(self) -> int:
-        return sum(len(s.hand_nos) for s in self.series)
+        return sum(s.hands for s in self.series)
 
 
 @dataclass(frozen=True)
@@ -277,7 +319,7 @@ class ExportRow:
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     payer: str | None  # None: the table (510K, free rounds)
     payee: str | None
-    amount: Fraction
+    amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
     reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
     recorded_by: str
     undone: bool
@@ -285,17 +327,19 @@ class ExportRow:
 
 @dataclass(frozen=True)
 class ExportData:
+    """A season's ledger: `rows` streams it from the database each time it is iterated (in
+    a read of its own, bounded to the hands counted here), never all in memory."""
+
     season: int
     archived: bool
-    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
+    count: int  # rows
+    hands: int  # hands with at least one payment, undone ones too
+    tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:
         return f"jifen-season-{self.season}.csv"
-
-    @property
-    def hands(self) -> int:
-        return len({r.hand_no for r in self.rows})
 
 
 Reply = (
@@ -306,6 +350,8 @@ Reply = (
     | Undone
     | TableView
     | Linked
+    | Claimed
+    | Unlinked
     | StandingsView
     | HistoryView
     | SettleView

@@ -59,6 +59,16 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Unlink:
+    player: str  # the name of a player linked to a Telegram account
+
+
+@dataclass(frozen=True)
+class Claim:
+    player_id: int  # the guest the sender says they are ("I am" button of /join <guest>)
+
+
+@dataclass(frozen=True)
 class Gang:
     player: PlayerRef
     kind: KongKind
@@ -199,12 +209,14 @@ class Setting(StrEnum):
     LANG = "lang"
     SISUANG = "sisuang"
     ZEROSUM = "zerosum"
+    TZ = "tz"
 
 
 @dataclass(frozen=True)
 class SetOption:
     key: Setting
-    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off"
+    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
+    # tz an IANA zone name as zoneinfo spells it
 
 
 Request = (
@@ -214,6 +226,8 @@ Request = (
     | SetDealer
     | ShowPlayers
     | Link
+    | Unlink
+    | Claim
     | Gang
     | Hu
     | Liuju

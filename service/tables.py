@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.games import Game
+from service import identity
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
@@ -118,8 +119,11 @@ def join(tx: Tx, req: Join) -> TableView:
             N_("The table is full. Change the seating with:"), usage="/seats A B C D"
         )
     table.seats = [*table.seats, player.id]
+    who.require_distinct(who.seated(tx, table))
     tables.set_seats(tx.db, table)
-    return view(tx, table, "joined", player.name)
+    joined = view(tx, table, "joined", player.name)
+    guest = player if req.guest is not None else identity.guest_like(tx, player)
+    return identity.offer_claim(tx, joined, guest)
 
 
 def seats(tx: Tx, req: Seats) -> TableView:
@@ -143,6 +147,7 @@ def seats(tx: Tx, req: Seats) -> TableView:
     ids = [p.id for p in chosen]
     if len(set(ids)) != len(ids):
         raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
+    who.require_distinct(chosen)
     table.seats = ids
     table.dealer = 0
     tables.set_seats(tx.db, table)

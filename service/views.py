@@ -81,7 +81,14 @@ def _marathon_progress(db: Sql, chat_id: int, thread_id: int, season: SeasonRow)
 def history(db: Sql, chat_id: int, req: History) -> HistoryView:
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
-    return HistoryView(season=season.number, hands=tuple(hand_views(db, events)))
+    hands = tuple(hand_views(db, events))
+    return HistoryView(season=season.number, hands=hands, tz=chat_zone(db, chat_id))
+
+
+def chat_zone(db: Sql, chat_id: int) -> str:
+    """The chat's time zone (/set tz), UTC for a chat not seen yet."""
+    chat = chats.get_chat(db, chat_id)
+    return "UTC" if chat is None else chat.tz
 
 
 def settle(db: Sql, chat_id: int, req: Settle) -> SettleView:

@@ -40,6 +40,7 @@ class Chat(SQLModel, table=True):
     zerosum: bool = Field(sa_column_kwargs=OFF)
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
     next_hand_no: int = Field(sa_column_kwargs=sql_default("1"))  # the next hand number (gapless)
+    tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 
 
@@ -157,3 +158,69 @@ class ProcessedUpdate(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
     processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+
+
+class ChatMove(SQLModel, table=True):
+    """A group that became a supergroup: writes for the old id go to the new one."""
+
+    __tablename__ = "chat_move"
+
+    old_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    new_id: int = Field(sa_type=BigInteger)
+    moved_at: datetime = Field(sa_column_kwargs=NOW)
+
+
+# --- /stats, kept up to date as hands are recorded and undone (revision 0005) ---------------
+
+
+class StatPlayer(SQLModel, table=True):
+    """A player's counters in a season and unit (`scoring.hand_stats`): what /stats shows
+    besides the net (the balance). A recorded hand adds to them, its undo subtracts."""
+
+    __tablename__ = "stat_player"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    hands: int = Field(sa_column_kwargs=sql_default("0"))
+    wins: int = Field(sa_column_kwargs=sql_default("0"))
+    self_draws: int = Field(sa_column_kwargs=sql_default("0"))
+    deal_ins: int = Field(sa_column_kwargs=sql_default("0"))
+    first_out: int = Field(sa_column_kwargs=sql_default("0"))
+    results: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatWin(SQLModel, table=True):
+    """How many of a player's live mahjong wins in a season were worth `value` (a multiset:
+    biggest and average follow, and an undo takes exactly one away)."""
+
+    __tablename__ = "stat_win"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    value: Fraction = Field(sa_type=FractionType, primary_key=True)
+    times: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatPair(SQLModel, table=True):
+    """How many live mahjong payments of `value` went from payer to payee in a season (a
+    multiset, so no row is read before it is written): head-to-head."""
+
+    __tablename__ = "stat_pair"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    payer_id: int = Field(foreign_key="player.id", primary_key=True)
+    payee_id: int = Field(foreign_key="player.id", primary_key=True)
+    value: Fraction = Field(sa_type=FractionType, primary_key=True)
+    times: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatHands(SQLModel, table=True):
+    """A season's live and undone hands of a unit."""
+
+    __tablename__ = "stat_hands"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    live: int = Field(sa_column_kwargs=sql_default("0"))
+    undone: int = Field(sa_column_kwargs=sql_default("0"))

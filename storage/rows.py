@@ -18,6 +18,7 @@ class ChatRow:
     zerosum: bool
     next_seq: int
     next_hand_no: int
+    tz: str = "UTC"  # IANA time zone of the times shown (/set tz)
 
 
 @dataclass(slots=True)

@@ -3,7 +3,7 @@ balances cached beside them. About a dozen statements record a hand, 2–13 µs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -262,3 +262,83 @@ def balances(db: Sql, season_id: int) -> list[BalanceRow]:
     """The season's balances, every unit."""
     rows = db.rows("SELECT player_id, unit, amount FROM balance WHERE season_id = ?", (season_id,))
     return [BalanceRow(pid, unit, Fraction(amount)) for pid, unit, amount in rows]
+
+
+# --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---
+
+
+def live_record_counts(db: Sql, season_id: int) -> dict[tuple[str, str | None], int]:
+    """The season's live hands and transfers by (game, unit of their payments; None: none)."""
+    rows = db.rows(
+        "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id), count(*)"
+        " FROM event e WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
+        " GROUP BY 1, 2",
+        (season_id, *(k.value for k in NUMBERED)),
+    )
+    return {(game, unit): int(n) for game, unit, n in rows}
+
+
+def stream_live_payments(
+    db: Sql, season_id: int
+) -> Iterator[
+    tuple[int, int | None, str, str | None, int | None, int | None, Fraction | int | None]
+]:
+    """(event id, hand number, game, unit, payer, payee, amount) of the season's live hands and
+    transfers in order, one row per transfer (a hand without any: one row of Nones), streamed."""
+    for event_id, hand_no, game, unit, payer, payee, amount in db.stream(
+        "SELECT e.id, e.hand_no, e.game, t.unit, t.payer_id, t.payee_id, t.amount FROM event e"
+        " LEFT JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
+        " ORDER BY e.seq, t.id",
+        (season_id, *(k.value for k in NUMBERED)),
+    ):
+        yield (
+            event_id,
+            hand_no,
+            game,
+            unit,
+            payer,
+            payee,
+            None if amount is None else _exact(amount),
+        )
+
+
+def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
+    """(payments, hands and transfers, the newest one's seq) of the season, undone ones too."""
+    found = db.row(
+        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind IN (?, ?)",
+        (season_id, *(k.value for k in NUMBERED)),
+    )
+    rows, hands, last = found if found is not None else (0, 0, 0)
+    return int(rows or 0), int(hands or 0), int(last or 0)
+
+
+ExportLine = tuple[
+    Any, int | None, str, str, str, bool, int | None, int | None, Fraction | int, str
+]
+
+
+def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
+    """(created at, hand number, game, unit, recorded by, undone, payer, payee, amount, reason)
+    of every payment of the season's hands and transfers up to `last_seq`, undone ones too,
+    streamed."""
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason in db.stream(
+        "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
+        " t.payer_id, t.payee_id, t.amount, t.reason FROM event e"
+        " JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.seq <= ? ORDER BY e.seq, t.id",
+        (season_id, *(k.value for k in NUMBERED), last_seq),
+    ):
+        yield (
+            at,
+            hand_no,
+            game,
+            unit,
+            by,
+            undone_by is not None,
+            payer,
+            payee,
+            _exact(amount),
+            reason,
+        )

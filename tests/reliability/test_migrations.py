@@ -514,14 +514,14 @@ def test_released_revisions_are_not_edited() -> None:
 
 
 def test_free_tables_after_the_upgrade(empty_url: str) -> None:
-    """0005 gives the tables a name: the old ones get '' (and keep playing); a free table and
+    """0008 gives the tables a name: the old ones get '' (and keep playing); a free table and
     its unit (`free:<name>`) sit beside the seeded balances."""
     from service.replies import StandingsView
     from tests.integration.helpers import Chat as ServiceChat
 
     engine = make_engine(empty_url)
     try:
-        upgrade(engine, "0004")
+        upgrade(engine, "0007")
         with engine.begin() as conn:
             seeded = seed_0001(conn)
         upgrade(engine, "head")

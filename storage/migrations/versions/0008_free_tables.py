@@ -2,8 +2,8 @@
 
 Tables opened before have no name: ''.
 
-Revision ID: 0005_free_tables
-Revises: 0004
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-01 13:00:00
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005_free_tables"
-down_revision: str | None = "0004"
+revision: str = "0008"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
