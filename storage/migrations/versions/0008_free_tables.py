@@ -26,5 +26,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("game_table", schema=None) as batch_op:
-        batch_op.drop_column("name")
+    # ALTER TABLE … DROP COLUMN (SQLite 3.35+), not a batch copy: a copy drops and recreates
+    # game_table, which the events' foreign keys refuse once tables have records.
+    op.drop_column("game_table", "name")
