@@ -22,6 +22,7 @@ from service.requests import Pay, Score
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
+from storage.gateway import stats
 from storage.rows import PlayerRow, TableRow, TransferRow
 
 USAGE_S = "/s A+30 B-10 C"  # no words to translate
@@ -107,6 +108,8 @@ def _record(
     book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=unit, seated=table.seats
     )
+    if kind is EventKind.HAND:  # a round counts in /stats; a transfer moves balances only
+        stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     view = fresh_view(event, transfers, people)
     return Recorded(view=view, totals=_totals(tx, unit, people))
 

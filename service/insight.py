@@ -71,7 +71,7 @@ def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
     for (unit, pid), c in counts.items():
         total = net.get((unit, pid), Fraction(0))
         if Unit.of(unit) is Unit.FREE:
-            values = kept.wins.get(pid, [])
+            values = kept.wins.get((unit, pid), [])
             free[unit].append(
                 FreeLine(
                     name=name(pid),
@@ -82,7 +82,7 @@ def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
                 )
             )
         elif unit == "mahjong":
-            values = kept.wins.get(pid, [])
+            values = kept.wins.get((unit, pid), [])
             wins = sum(times for _, times in values)
             mahjong.append(
                 MahjongLine(
