@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from bot.parsing import ParseError
 from service.errors import ServiceError
 from service.insight import live_totals
-from service.replies import ExportData, SettleView, StandingsView
+from service.replies import ChartData, ExportData, SettleView, StandingsView
 from tests.integration.helpers import Chat
 
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -83,3 +83,42 @@ def test_balances_are_the_live_transfers_and_settle_squares_them(
             after[(unit, payer)] = after.get((unit, payer), Fraction(0)) + value
             after[(unit, payee)] = after.get((unit, payee), Fraction(0)) - value
     assert all(v == 0 for v in after.values())
+
+
+def test_chart_and_export_show_free_games_and_transfers_in_their_units(engine: Engine) -> None:
+    """/chart: one series per unit (mahjong, then free games by name), a transfer a point of
+    its table's unit, undone records left out; /export: every payment with its unit."""
+    chat = Chat(engine, next(_chats))
+    chat.seat("mahjong", "Ann", "Bob", "Cat", "Dan")
+    chat.say("Ann", "/hu Ann zimo")
+    chat.say("Ann", "/pay Bob Ann 5")
+    chat.seat("free 斗地主", "Ann", "Bob", "Cat")
+    chat.say("Ann", "/s Ann+30 Bob-10 Cat")
+    chat.say("Ann", "/s Bob+1 Cat")
+    chat.say("Ann", "/undo")
+    chat.say("Ann", "/pay Cat Bob 2.5")
+    chat.seat("free poker", "Ann", "Eve")
+    chat.say("Ann", "/s Eve+7 Ann")
+    chart = chat.say("Ann", "/chart")
+    assert isinstance(chart, ChartData)
+    assert [s.unit for s in chart.series] == ["mahjong", "free:poker", "free:斗地主"]
+    standings = chat.say("Ann", "/standings")
+    assert isinstance(standings, StandingsView)
+    for series, (unit, rows) in zip(chart.series, standings.sections, strict=True):
+        assert series.unit == unit
+        assert series.hands == {"mahjong": 2, "free:斗地主": 2, "free:poker": 1}[unit]
+        final = {line.name: line.values[-1] for line in series.lines}
+        assert {n: v for n, v in final.items() if v} == {n: v for n, v in rows if v}
+    export = chat.say("Ann", "/export")
+    assert isinstance(export, ExportData)
+    rows = list(export.rows)
+    assert {(r.unit, r.reason) for r in rows} == {
+        ("mahjong", "win"),
+        ("mahjong", "pay"),
+        ("free:斗地主", "score"),
+        ("free:斗地主", "pay"),
+        ("free:poker", "score"),
+    }
+    assert sum(r.undone for r in rows) == 2  # the undone round's two payments
+    live = {k: v for k, v in live_totals(rows).items() if v}
+    assert live == {(u, n): v for u, ns in standings.sections for n, v in ns if v}
