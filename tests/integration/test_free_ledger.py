@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from bot.parsing import ParseError
 from service.errors import ServiceError
 from service.insight import live_totals
-from service.replies import ChartData, ExportData, SettleView, StandingsView
+from service.replies import ChartData, ExportData, ResetDone, SettleView, StandingsView
 from tests.integration.helpers import Chat
 
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -122,3 +122,14 @@ def test_chart_and_export_show_free_games_and_transfers_in_their_units(engine: E
     assert sum(r.undone for r in rows) == 2  # the undone round's two payments
     live = {k: v for k, v in live_totals(rows).items() if v}
     assert live == {(u, n): v for u, ns in standings.sections for n, v in ns if v}
+
+
+def test_a_reset_names_the_last_record_a_transfer_included(engine: Engine) -> None:
+    """Transfers take numbers like hands: the reset's "hands up to #n" counts them."""
+    chat = Chat(engine, next(_chats), admins=("Ann",))
+    chat.seat("free", "Ann", "Bob")
+    chat.say("Ann", "/s Ann+1 Bob")
+    chat.say("Ann", "/pay Bob Ann 1")
+    done = chat.say("Ann", "/reset confirm")
+    assert isinstance(done, ResetDone)
+    assert done.last_hand == 2
