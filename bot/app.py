@@ -39,6 +39,8 @@ MENU = (
     ("hu", N_("record a win: /hu A zimo qys")),
     ("gang", N_("record a kong: /gang A an")),
     ("r", N_("record a 510K hand")),
+    ("s", N_("record a round of any game: /s A+30 B-10 C")),
+    ("pay", N_("record a transfer: /pay A B 5")),
     ("undo", N_("undo the last record")),
     ("standings", N_("this season's balances")),
     ("history", N_("the last hands")),

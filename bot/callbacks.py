@@ -28,7 +28,7 @@ def cancel_data() -> str:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "me" | "cancel" | "w"
+    action: str  # "undo" | "reset" | "me" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
     arg: str
 
 
@@ -50,8 +50,8 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if valid else None
     if action == "cancel":
         return Press(action, "") if arg == "" else None
-    if action == "w":
-        return Press(action, arg)  # the wizard decodes and checks its own state
+    if action in ("w", "f"):
+        return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state
     return None
 
 

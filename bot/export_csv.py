@@ -120,7 +120,7 @@ def _lines(data: ExportData) -> Iterator[tuple[object, ...]]:
         yield (
             stamp,
             "" if row.hand_no is None else row.hand_no,
-            row.game,
+            _cell(row.unit if row.game == "free" else row.game),  # free:<its name>
             _cell(TABLE if row.payer is None else row.payer),
             _cell(TABLE if row.payee is None else row.payee),
             decimal_text(row.amount),

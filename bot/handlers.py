@@ -21,7 +21,7 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from bot import wizard
+from bot import labels, score_buttons, wizard
 from bot.callbacks import parse_press, press_key
 from bot.chart_process import draw_apart
 from bot.export_csv import export_files
@@ -32,7 +32,7 @@ from bot.origin import channel_of, sender_key, typed_here
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_texts, export_caption
-from scoring.games import Game
+from scoring.games import Game, Unit
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
@@ -226,6 +226,9 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if is_bare_hu(text, context.bot.username):
         await start_wizard(update, context, await renderer_for(context, update))
         return
+    if is_bare(text, context.bot.username, "s"):
+        await start_round(update, context, await renderer_for(context, update))
+        return
     try:
         request = parse(text, context.bot.username)
     except NotForThisBot:
@@ -299,6 +302,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if press.action == "w":
         await wizard_step(update, context, renderer, press.arg)
+        return
+    if press.action == "f":
+        await round_step(update, context, renderer, press.arg)
         return
     if press.action == "me":
         await claim_step(update, context, renderer, press.arg)
@@ -448,6 +454,82 @@ async def wizard_step(
     code = f"<code>{html.escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
     await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await send(query.message, renderer.render(reply))
+
+
+def is_bare(text: str, bot_username: str, name: str) -> bool:
+    """The command `name` alone (or `/name@thisbot`): its buttons."""
+    words = text.split()
+    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
+    return bot in ("", bot_username.lower()) and command_name(words[0]) == name
+
+
+async def free_seats(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> TableView | None:
+    """The free table here with at least two seated, or None after telling why not."""
+    try:
+        view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
+    except ServiceError:  # no table here
+        view = None
+    if isinstance(view, TableView) and view.game == Game.FREE and None not in view.seats:
+        return view
+    if update.effective_message is not None:
+        await send(
+            update.effective_message,
+            renderer.error(N_("The /s buttons need a free table with players here."), {}),
+        )
+    return None
+
+
+def round_title(view: TableView, renderer: Renderer) -> str:
+    return view.name or renderer._(labels.UNIT[Unit.FREE])
+
+
+async def start_round(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> None:
+    """Bare /s: a round by buttons."""
+    view = await free_seats(update, context, renderer)
+    if view is not None and update.effective_message is not None:
+        names = [n for n in view.seats if n is not None]
+        out = score_buttons.screen(
+            score_buttons.start(len(names)), names, round_title(view, renderer), renderer
+        )
+        await send(update.effective_message, out)
+
+
+async def round_step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """The next screen of a round by buttons, or — on Record — the round recorded."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    view = await free_seats(update, context, renderer)
+    names = [n for n in view.seats if n is not None] if view is not None else []
+    state = score_buttons.decode(arg, len(names)) if view is not None else None
+    if view is None or state is None:
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
+        return
+    await answer(query)
+    if not state.go:
+        out = score_buttons.screen(state, names, round_title(view, renderer), renderer)
+        with contextlib.suppress(BadRequest):  # a double tap: the same screen again
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
+            )
+        return
+    command = state.command(names)
+    once = press_key(query.message.chat.id, query.message.message_id, score_buttons.RECORD)
+    try:
+        reply = (await run(update, context, state.request(), command, once_key=once)).reply
+    except ServiceError as err:
+        await send(query.message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    code = f"<code>{html.escape(command)}</code>"
+    typed = renderer._("Typed, this is: {command}", command=code)
+    with contextlib.suppress(BadRequest):  # a second tap: edited already
+        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
     await send(query.message, renderer.render(reply))
 
 

@@ -13,6 +13,7 @@ from bot import labels
 from bot.callbacks import cancel_data, claim_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
+from bot.render_free import free_lines, record_title, totals_line, unit_title
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
 from bot.timezones import local, zone_label
@@ -134,6 +135,8 @@ class Renderer:
             lines.append(self.progress(reply.progress))
         if reply.dealer is not None:
             lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
+        if reply.totals:
+            lines.append(totals_line(self._, reply.totals))
         for name in reply.not_concealed:
             lines.append(self._(NOT_CONCEALED, name=escape(name)))
         if reply.repeated:
@@ -152,6 +155,8 @@ class Renderer:
         view = reply.view
         hand = view.kind == EventKind.HAND
         what = self._("hand #{n}", n=view.hand_no) if hand else self._("the kong")
+        if view.kind == EventKind.PAY or view.game == Game.FREE:
+            what = record_title(self._, view)
         lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
         net = tuple((name, -amount) for name, amount in view.net)
         if net:
@@ -166,6 +171,11 @@ class Renderer:
         """The lines describing one recorded hand or kong, with its payments and nets."""
         if view.kind == EventKind.KONG:
             return self.kong(view)
+        if view.kind == EventKind.PAY or view.game == Game.FREE:
+            lines = free_lines(self._, view, quote(view.text))
+            if view.kind == EventKind.PAY:
+                return lines
+            return [*lines, self._("Scores this round: {net}", net=self.net(view.net))]
         lines = self.mahjong(view) if view.game == Game.MAHJONG else self.k510(view)
         return [*lines, self._("Net this hand: {net}", net=self.net(view.net))]
 
@@ -233,6 +243,8 @@ class Renderer:
 
     def payment(self, p: r.Payment) -> str:
         """`  小李 → 老王 12 · 自摸` (510K: `  老王 +22.5`)."""
+        if p.reason == "pay":
+            return f"  {escape(p.payer or '?')} → {escape(p.payee or '?')} {fmt(p.amount)}"
         if p.reason == "score":
             name = p.payee if p.payee is not None else p.payer
             amount = p.amount if p.payee is not None else -p.amount
@@ -317,10 +329,13 @@ class Renderer:
 
     def _tableview(self, v: r.TableView) -> Out:
         game = self._(labels.GAME[v.game])
+        if v.name:
+            game += f" · {escape(v.name)}"
         if v.marathon:
             game += " · " + self._("marathon to 500")
         option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
-        options = [self._(labels.SETTING[option])] if getattr(v, option) else []
+        shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
+        options = [self._(labels.SETTING[option])] if shown else []
         head = {
             "opened": self._("New table: {game}.", game=game),
             "joined": self._("{name} sits down.", name=escape(v.who)),
@@ -376,7 +391,7 @@ class Renderer:
         if not v.sections:
             lines.append(self._("No hands recorded yet."))
         for unit, rows in v.sections:
-            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
+            lines.append(self._("{unit}:", unit=unit_title(self._, unit)))
             lines += [
                 f"{i}. {escape(name)} {fmt(amount, signed=True)}"
                 for i, (name, amount) in enumerate(rows, 1)
@@ -406,7 +421,7 @@ class Renderer:
         for unit, plan in v.sections:
             if not plan:
                 continue
-            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
+            lines.append(self._("{unit}:", unit=unit_title(self._, unit)))
             for payer, payee, amount in plan:
                 line = f"{escape(payer)} → {escape(payee)} {fmt(amount)}"
                 if v.stake:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from html import escape, unescape
 
-from bot import labels
 from bot.i18n import Gettext
 from bot.numbers import fmt
+from bot.render_free import free_stats, unit_title
 from bot.timezones import zone_label
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
@@ -25,7 +25,7 @@ def stats_text(_: Gettext, view: StatsView) -> str:
     lines = [f"<b>{title}</b>"]
     if view.empty:
         lines.append(_("No hands recorded yet."))
-    if view.mahjong_hands:
+    if view.mahjong_hands or view.mahjong:  # hands, or only transfers at a mahjong table
         lines.append("")
         head = _("🀄 Mahjong · {n} hand(s)", n=view.mahjong_hands)
         lines.append(f"<b>{head}</b>")
@@ -37,12 +37,13 @@ def stats_text(_: Gettext, view: StatsView) -> str:
             lines += [_pair(p) for p in pairs[:PAIRS_SHOWN]]
             if len(pairs) > PAIRS_SHOWN:
                 lines.append("  " + _("… and {n} more pair(s).", n=len(pairs) - PAIRS_SHOWN))
-    if view.k510_hands:
+    if view.k510_hands or view.k510:
         lines.append("")
         head = _("🃏 510K · {n} hand(s)", n=view.k510_hands)
         lines.append(f"<b>{head}</b>")
         for k in view.k510:
             lines += _k510(_, k)
+    lines += free_stats(_, view.free)
     if view.undone:
         lines.append("")
         lines.append(_("{n} undone hand(s) left out.", n=view.undone))
@@ -118,7 +119,7 @@ def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, 
     """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
     return (
         chart_title(_, data),
-        {unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
+        {s.unit: unescape(unit_title(_, s.unit)) for s in data.series},
         unescape(_("hands played")),
         unescape(_("No hands recorded yet.")),
     )

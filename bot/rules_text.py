@@ -84,10 +84,19 @@ K510_RULES = (
     ),
 )
 
+FREE_RULES = N_(
+    "Free scoring (/new free, /s, /pay): the bot checks only the arithmetic — a round's scores "
+    "add up to 0 (one player written without a number takes the balance, players not named "
+    "score 0), amounts are exact with at most two decimals and at most 1000000, a transfer is "
+    "positive and between two different seated players. It cannot check the game itself: who "
+    "won, or whether the scores follow its rules, is the table's word. Each free game name is "
+    "its own unit in /standings and /settle; /pay moves the points of the table it is typed at."
+)
+
 
 def rules_text(_: Gettext, v: RulesView) -> str:
     on, off = _("on"), _("off")
-    lines = [_(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES)]
+    lines = [_(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES)]
     lines.append(
         _(
             "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
@@ -126,5 +135,10 @@ HELP = N_(
 )
 
 
+FREE_HELP = N_(
+    "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
+)
+
+
 def help_text(_: Gettext) -> str:
-    return _(HELP)
+    return _(HELP) + "\n" + _(FREE_HELP)

@@ -12,6 +12,10 @@ Definitions (as /stats shows them):
 - pairs (mahjong): what each player paid each other (every payment), for head-to-head.
 - 510K: first out; results (a scored hand, or a finished marathon) of the people at it, and
   wins: the winning team's two players (four players) or the winner (three).
+- free rounds (`/s`, in their unit `free` or `free:<name>`, as recorded in `data["unit"]`):
+  every player at the table plays a round; a round with a positive net is a win, its net the
+  win's value (biggest round).
+Transfers (`/pay`) are no hands: they move balances only and are never tallied here.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ class Payment(NamedTuple):
 class HandStats:
     """A hand's additions: counters by player, the wins' values, the pairs' payments."""
 
-    unit: str  # "mahjong" | "510k"
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
     wins: list[tuple[int, Fraction]] = field(default_factory=list)  # (winner, value)
     pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
@@ -48,7 +52,7 @@ class HandStats:
 
 
 def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) -> HandStats:
-    """The tally of one hand of `game` ("mahjong", "510k", "510k3")."""
+    """The tally of one hand of `game` ("mahjong", "510k", "510k3", "free")."""
     seats: list[int | None] = list(data.get("seats") or [])
     people = {pid for pid in seats if pid is not None}
     for p in payments:
@@ -56,6 +60,9 @@ def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) 
     if game == "mahjong":
         out = HandStats("mahjong")
         _mahjong(out, data, payments, people)
+    elif game == "free":
+        out = HandStats(str(data["unit"]))
+        _free(out, payments, people)
     else:
         out = HandStats("510k")
         _k510(out, data, seats, people)
@@ -89,6 +96,20 @@ def _mahjong(
             dealt_in.add(discarder)
     for pid in dealt_in:
         out.add(pid, "deal_ins")
+
+
+def _free(out: HandStats, payments: Sequence[Payment], people: set[int]) -> None:
+    net: dict[int, Fraction] = defaultdict(Fraction)
+    for p in payments:
+        if p.payer is not None:
+            net[p.payer] -= p.amount
+        if p.payee is not None:
+            net[p.payee] += p.amount
+    for pid in people:
+        out.add(pid, "hands")
+        if net.get(pid, 0) > 0:
+            out.add(pid, "wins")
+            out.wins.append((pid, Fraction(net[pid])))
 
 
 def _dealt_in(win: Mapping[str, Any], payments: Sequence[Payment]) -> int | None:

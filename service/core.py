@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, glance, identity, insight, k510, ledger, mahjong, tables, views
+from service import admin, free, glance, identity, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
 from service.replies import HandView, HelpView, Info, Recorded, Reply
@@ -32,10 +32,12 @@ from service.requests import (
     Link,
     Liuju,
     NewTable,
+    Pay,
     Report,
     Request,
     Reset,
     Rules,
+    Score,
     Seasons,
     Seats,
     SetDealer,
@@ -66,6 +68,8 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Hu: mahjong.hu,
     Liuju: mahjong.liuju,
     Report: k510.report,
+    Score: free.score,
+    Pay: free.pay,
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,

@@ -15,12 +15,16 @@ from fractions import Fraction
 
 from sqlalchemy.engine import Engine
 
+from scoring.games import Unit
+from scoring.hand_stats import COUNTERS
 from service.replies import (
     ChartData,
     ChartLine,
     ChartSeries,
     ExportData,
     ExportRow,
+    FreeLine,
+    FreeSection,
     HeadToHead,
     K510Line,
     MahjongLine,
@@ -34,11 +38,12 @@ from storage.gateway import players
 from storage.gateway.stats import season_stats
 from storage.sql import Sql
 
-UNITS = ("mahjong", "510k")  # the order of the games, as in /standings
 
-
-def unit_of(game: str) -> str:
-    """The unit a game scores in: mahjong points or 510K scores."""
+def unit_of(game: str, unit: str | None = None) -> str:
+    """The unit a record moves: its payments' (a free round's, a transfer's) when it has any,
+    else its game's: mahjong points or 510K scores."""
+    if unit is not None:
+        return unit
     return "mahjong" if game == "mahjong" else "510k"
 
 
@@ -47,7 +52,8 @@ def unit_of(game: str) -> str:
 
 def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
     """Per player counts of the season's live hands, for each game: read from the statistics
-    kept as hands are recorded and undone (`storage.gateway.stats`), nets from the balances."""
+    kept as hands are recorded and undone (`storage.gateway.stats`), nets from the balances
+    (transfers count in the nets only: a player with only transfers has a line, no hands)."""
     season = season_for(db, chat_id, req.season)
     kept = season_stats(db, season.id)
     net = {(b.unit, b.player_id): b.amount for b in book.balances(db, season.id)}
@@ -56,11 +62,27 @@ def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
     def name(pid: int) -> str:
         return names.get(pid, "?")
 
+    counts = dict(kept.counts)
+    for key, amount in net.items():  # only transfers: no hands, a net
+        if amount and key not in counts:
+            counts[key] = dict.fromkeys(COUNTERS, 0)
     mahjong, k510 = [], []
-    for (unit, pid), c in kept.counts.items():
+    free: dict[str, list[FreeLine]] = defaultdict(list)
+    for (unit, pid), c in counts.items():
         total = net.get((unit, pid), Fraction(0))
-        if unit == "mahjong":
-            values = kept.wins.get(pid, [])
+        if Unit.of(unit) is Unit.FREE:
+            values = kept.wins.get((unit, pid), [])
+            free[unit].append(
+                FreeLine(
+                    name=name(pid),
+                    rounds=c["hands"],
+                    wins=c["wins"],
+                    biggest=max(v for v, _ in values) if values else None,
+                    net=total,
+                )
+            )
+        elif unit == "mahjong":
+            values = kept.wins.get((unit, pid), [])
             wins = sum(times for _, times in values)
             mahjong.append(
                 MahjongLine(
@@ -93,6 +115,14 @@ def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
         head_to_head=_head_to_head(kept.pairs, name),
         k510_hands=kept.hands.get("510k", (0, 0))[0],
         k510=tuple(sorted(k510, key=lambda x: (-x.net, x.name.casefold()))),
+        free=tuple(
+            FreeSection(
+                unit=unit,
+                rounds=kept.hands.get(unit, (0, 0))[0],
+                lines=tuple(sorted(free[unit], key=lambda x: (-x.net, x.name.casefold()))),
+            )
+            for unit in sorted(free, key=Unit.order)
+        ),
         undone=sum(undone for _, undone in kept.hands.values()),
     )
 
@@ -112,24 +142,28 @@ def _head_to_head(
 
 
 def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
-    """Each player's balance over the season's live hands, one series per game, at no more
-    than `CHART_POINTS` evenly spaced hands (a picture shows no more): one streamed pass over
-    the season's payments, keeping only the sampled balances."""
+    """Each player's balance over the season's live hands and transfers, one series per unit
+    (mahjong, 510K, each free game), at no more than `CHART_POINTS` evenly spaced records (a
+    picture shows no more): one streamed pass over the season's payments, keeping only the
+    sampled balances."""
     season = season_for(db, chat_id, req.season)
     counts: dict[str, int] = defaultdict(int)
-    for game, n in book.live_hand_counts(db, season.id).items():
-        counts[unit_of(game)] += n
+    for (game, unit), n in book.live_record_counts(db, season.id).items():
+        counts[unit_of(game, unit)] += n
     people: dict[str, set[int]] = defaultdict(set)  # everyone with a balance (seated ones too)
     for b in book.balances(db, season.id):
         people[b.unit].add(b.player_id)
-    samples = {unit: _Samples(counts[unit]) for unit in UNITS if counts[unit]}
+    units = sorted((u for u in counts if counts[u]), key=Unit.order)
+    samples = {unit: _Samples(counts[unit]) for unit in units}
     last_event = None
     sampler: _Samples | None = None
-    for event_id, hand_no, game, payer, payee, amount in book.stream_live_payments(db, season.id):
+    for event_id, hand_no, game, unit, payer, payee, amount in book.stream_live_payments(
+        db, season.id
+    ):
         if event_id != last_event:
             if sampler is not None:
                 sampler.hand_done()
-            sampler, last_event = samples[unit_of(game)], event_id
+            sampler, last_event = samples[unit_of(game, unit)], event_id
             sampler.hand_no = hand_no or 0
         if amount is not None and sampler is not None:
             sampler.pay(payer, payee, amount)
@@ -139,9 +173,7 @@ def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
     return ChartData(
         season=season.number,
         archived=season.archived_at is not None,
-        series=tuple(
-            samples[unit].series(unit, people[unit], names) for unit in UNITS if unit in samples
-        ),
+        series=tuple(samples[unit].series(unit, people[unit], names) for unit in units),
     )
 
 
@@ -199,7 +231,8 @@ class _Samples:
 
 
 def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
-    """The season's ledger: one row per payment of every hand, undone ones marked. Counted
+    """The season's ledger: one row per payment of every hand and transfer, undone ones
+    marked. Counted
     here; the rows stream when the file is written (`_Ledger`)."""
     season = season_for(db, chat_id, req.season)
     count, hands, last_seq = book.export_size(db, season.id)
@@ -227,15 +260,15 @@ class _Ledger:
     def __iter__(self) -> Iterator[ExportRow]:
         names, stored, when = self.names, None, datetime.min  # a hand's rows share its time
         with read_transaction(self.engine) as db:
-            for at, hand_no, game, by, undone, payer, payee, amount, reason in book.stream_export(
-                db, self.season_id, self.last_seq
-            ):
+            for line in book.stream_export(db, self.season_id, self.last_seq):
+                at, hand_no, game, unit, by, undone, payer, payee, amount, reason = line
                 if at != stored:
                     stored, when = at, _utc(db.when_out(at))
                 yield ExportRow(
                     at=when,
                     hand_no=hand_no,
                     game=game,
+                    unit=unit,
                     payer=None if payer is None else names.get(payer, "?"),
                     payee=None if payee is None else names.get(payee, "?"),
                     amount=amount,

@@ -8,8 +8,6 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from scoring.games import Game, Unit
-
 
 @dataclass(frozen=True)
 class Payment:
@@ -65,6 +63,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
 
@@ -87,6 +86,7 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    name: str = ""  # a free game's name
     kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
     claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
 
@@ -236,6 +236,24 @@ class K510Line:
 
 
 @dataclass(frozen=True)
+class FreeLine:
+    name: str
+    rounds: int
+    wins: int  # rounds scored above 0
+    biggest: Fraction | None  # the best round; None: no round won
+    net: Fraction  # the balance in the unit (equals /standings)
+
+
+@dataclass(frozen=True)
+class FreeSection:
+    """One free game's statistics (its unit: `free` or `free:<name>`)."""
+
+    unit: str
+    rounds: int
+    lines: tuple[FreeLine, ...]  # best balance first
+
+
+@dataclass(frozen=True)
 class StatsView:
     season: int
     archived: bool
@@ -245,10 +263,12 @@ class StatsView:
     k510_hands: int
     k510: tuple[K510Line, ...]
     undone: int  # undone hands, left out
+    free: tuple[FreeSection, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.mahjong_hands and not self.k510_hands
+        # transfers count too: a table with only transfers has lines but no hands
+        return not (self.mahjong_hands or self.mahjong or self.k510_hands or self.k510 or self.free)
 
 
 @dataclass(frozen=True)
@@ -261,8 +281,8 @@ class ChartLine:
 class ChartSeries:
     """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
 
-    unit: str  # "mahjong" | "510k"
-    hand_nos: tuple[int, ...]  # the hands after which a balance is kept, in order
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    hand_nos: tuple[int, ...]  # the hands or transfers after which a balance is kept
     lines: tuple[ChartLine, ...]  # best final balance first
     at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
     played: int | None = None  # live hands of the game; None = len(hand_nos)
@@ -295,17 +315,14 @@ class ChartData:
 class ExportRow:
     at: datetime  # UTC
     hand_no: int | None
-    game: str  # "mahjong" | "510k" | "510k3"
-    payer: str | None  # None: the table (510K)
+    game: str  # "mahjong" | "510k" | "510k3" | "free"
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    payer: str | None  # None: the table (510K, free rounds)
     payee: str | None
     amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
-    reason: str  # "win" | "sealed" | "kong" | "score"
+    reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
     recorded_by: str
     undone: bool
-
-    @property
-    def unit(self) -> Unit:
-        return Game(self.game).unit
 
 
 @dataclass(frozen=True)

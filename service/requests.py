@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
 
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
@@ -28,6 +29,7 @@ class NewTable:
     marathon: bool = False
     sisuang: bool | None = None  # None: the chat's setting
     zerosum: bool | None = None
+    name: str = ""  # a free game's name (`/new free 斗地主`)
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,28 @@ class Report:
 
 
 @dataclass(frozen=True)
+class ScoreEntry:
+    player: PlayerRef
+    amount: Fraction | None  # None: the balancing amount
+
+
+@dataclass(frozen=True)
+class Score:
+    """`/s 老王+30 小李-10 阿张`: one round of a free game."""
+
+    entries: tuple[ScoreEntry, ...]
+
+
+@dataclass(frozen=True)
+class Pay:
+    """`/pay 老王 小李 5`: a transfer between two players, at any table."""
+
+    payer: PlayerRef
+    payee: PlayerRef
+    amount: Fraction
+
+
+@dataclass(frozen=True)
 class Undo:
     event_id: int | None = None  # a button names the event; the command takes the last one
 
@@ -213,6 +237,8 @@ Request = (
     | Hu
     | Liuju
     | Report
+    | Score
+    | Pay
     | Undo
     | Standings
     | History

@@ -7,6 +7,7 @@ from service import identity
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
+from service.free_names import season_spelling
 from service.replies import Linked, TableView
 from service.requests import (
     Join,
@@ -22,16 +23,16 @@ from service.unit import Tx
 from storage.gateway import players, tables
 from storage.rows import TableRow
 
-CAPACITY = {Game.MAHJONG: 4, Game.K510: 4, Game.K510_3: 3}
-USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon]"
+USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon] | /new free [name]"
 
 
 def capacity(table: TableRow) -> int:
-    return CAPACITY[Game(table.game)]
+    """The most players the table seats."""
+    return Game(table.game).seats
 
 
 def seats_usage(cap: int) -> str:
-    return "/seats " + " ".join("ABCD"[:cap])
+    return "/seats " + (" ".join("ABCD"[:cap]) if cap <= 4 else "A B [C …]")
 
 
 def require_table(tx: Tx, *games: Game) -> TableRow:
@@ -44,19 +45,21 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
             wanted="/".join(g.value for g in games),
             game=table.game,
         )
-    if len(table.seats) < capacity(table):
+    need = Game(table.game).min_seats
+    if len(table.seats) < need:
         raise ServiceError(
             N_("The table has {n} of {cap} players. Sit down with /join, or set all seats:"),
             usage=seats_usage(capacity(table)),
             n=len(table.seats),
-            cap=capacity(table),
+            cap=need,
         )
     return table
 
 
 def view(tx: Tx, table: TableRow, event: str, who_: str = "") -> TableView:
     names = [p.name for p in who.seated(tx, table)]
-    seats = tuple(names) + (None,) * (capacity(table) - len(names))
+    shown = max(len(names), Game(table.game).min_seats)  # a free table shows its empty minimum
+    seats = tuple(names) + (None,) * (shown - len(names))
     dealer = None
     if table.game == Game.MAHJONG and len(names) == capacity(table):
         dealer = names[table.dealer]
@@ -69,6 +72,7 @@ def view(tx: Tx, table: TableRow, event: str, who_: str = "") -> TableView:
         dealer=dealer,
         event=event,
         who=who_,
+        name=table.name,
     )
 
 
@@ -85,6 +89,7 @@ def new_table(tx: Tx, req: NewTable) -> TableView:
         marathon=req.marathon,
         sisuang=tx.chat.sisuang if req.sisuang is None else req.sisuang,
         zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
+        name=season_spelling(tx, req.name) if req.name else "",
     )
     return view(tx, table, "opened")
 
@@ -124,7 +129,13 @@ def join(tx: Tx, req: Join) -> TableView:
 def seats(tx: Tx, req: Seats) -> TableView:
     table = _open(tx)
     cap = capacity(table)
-    if len(req.names) != cap:
+    if Game(table.game) is Game.FREE and not 2 <= len(req.names) <= cap:
+        raise ServiceError(
+            N_("A free table seats 2 to 10 players; {n} were given."),
+            usage=seats_usage(cap),
+            n=len(req.names),
+        )
+    if Game(table.game) is not Game.FREE and len(req.names) != cap:
         raise ServiceError(
             N_("{game} needs exactly {cap} players in seat order; {n} were given."),
             usage=seats_usage(cap),

@@ -87,6 +87,7 @@ class GameTable(SQLModel, table=True):
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     season_id: int = Field(foreign_key="season.id")
     game: str  # scoring.games.Game
+    name: str = Field(sa_column_kwargs=sql_default("''"))  # a free game's name ("" for none)
     marathon: bool = Field(sa_column_kwargs=OFF)
     sisuang: bool = Field(sa_column_kwargs=OFF)
     zerosum: bool = Field(sa_column_kwargs=OFF)
@@ -190,12 +191,14 @@ class StatPlayer(SQLModel, table=True):
 
 
 class StatWin(SQLModel, table=True):
-    """How many of a player's live mahjong wins in a season were worth `value` (a multiset:
-    biggest and average follow, and an undo takes exactly one away)."""
+    """How many of a player's live wins of a unit in a season (mahjong wins, free rounds won)
+    were worth `value` (a multiset: biggest and average follow, and an undo takes exactly one
+    away)."""
 
     __tablename__ = "stat_win"
 
     season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
     player_id: int = Field(foreign_key="player.id", primary_key=True)
     value: Fraction = Field(sa_type=FractionType, primary_key=True)
     times: int = Field(sa_column_kwargs=sql_default("0"))

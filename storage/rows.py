@@ -39,6 +39,7 @@ class TableRow:
     zerosum: bool
     seats: list[int]
     dealer: int
+    name: str = ""  # a free game's name
 
 
 @dataclass(slots=True)

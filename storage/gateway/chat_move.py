@@ -189,10 +189,19 @@ def _merge_players(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
 
 #: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
 PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
+#: The fields that map players' ids (as text) to amounts (`service.free`: a round's or a
+#: transfer's net per player).
+PLAYER_KEYED = frozenset({"net"})
 
 
 def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> Any:
     """A record's data with merged players' ids replaced by the ids they joined."""
+    if isinstance(value, dict) and field in PLAYER_KEYED:
+        out: dict[str, Fraction] = {}
+        for k, v in value.items():
+            key = str(joined.get(int(k), int(k)))
+            out[key] = out.get(key, Fraction(0)) + Fraction(v)
+        return {k: str(v) for k, v in out.items()}
     if isinstance(value, dict):
         return {k: _players_renamed(v, joined, k) for k, v in value.items()}
     if isinstance(value, list):

@@ -135,10 +135,11 @@ def season_number(db: Sql, season_id: int) -> int | None:
 
 
 def last_hand_no(db: Sql, season_id: int) -> int | None:
-    """The number of the season's last hand (undone ones too), None before the first."""
+    """The number of the season's last hand or transfer (undone ones too: both take numbers),
+    None before the first."""
     row = db.row(
-        "SELECT max(hand_no) FROM event WHERE season_id = ? AND kind = ?",
-        (season_id, EventKind.HAND.value),
+        "SELECT max(hand_no) FROM event WHERE season_id = ? AND kind IN (?, ?)",
+        (season_id, EventKind.HAND.value, EventKind.PAY.value),
     )
     return None if row is None or row[0] is None else int(row[0])
 

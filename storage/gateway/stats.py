@@ -40,10 +40,10 @@ def count_hand(
         ],
     )
     db.many(
-        "INSERT INTO stat_win (season_id, player_id, value, times) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (season_id, player_id, value)"
+        "INSERT INTO stat_win (season_id, unit, player_id, value, times) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (season_id, unit, player_id, value)"
         " DO UPDATE SET times = stat_win.times + excluded.times",
-        [(season_id, pid, str(value), sign) for pid, value in tally.wins],
+        [(season_id, tally.unit, pid, str(value), sign) for pid, value in tally.wins],
     )
     db.many(
         "INSERT INTO stat_pair (season_id, payer_id, payee_id, value, times)"
@@ -62,7 +62,7 @@ def count_hand(
 #: Each statistics table: its key columns, and the columns that add up.
 STAT_TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stat_player": (("season_id", "unit", "player_id"), COUNTERS),
-    "stat_win": (("season_id", "player_id", "value"), ("times",)),
+    "stat_win": (("season_id", "unit", "player_id", "value"), ("times",)),
     "stat_pair": (("season_id", "payer_id", "payee_id", "value"), ("times",)),
     "stat_hands": (("season_id", "unit"), ("live", "undone")),
 }
@@ -100,7 +100,8 @@ def fold(db: Sql, seasons: Mapping[int, int], players: Mapping[int, int]) -> Non
 @dataclass(frozen=True)
 class SeasonStats:
     counts: dict[tuple[str, int], dict[str, int]]  # (unit, player id) → counters
-    wins: dict[int, list[tuple[Fraction, int]]]  # player id → (value, times) of mahjong wins
+    wins: dict[tuple[str, int], list[tuple[Fraction, int]]]  # (unit, player id) → (value, times)
+    # of the wins: mahjong wins, free rounds won
     pairs: dict[tuple[int, int], Fraction]  # (payer, payee) → paid in all (mahjong)
     hands: dict[str, tuple[int, int]]  # unit → (live, undone)
 
@@ -114,12 +115,12 @@ def season_stats(db: Sql, season_id: int) -> SeasonStats:
             (season_id,),
         )
     }
-    wins: dict[int, list[tuple[Fraction, int]]] = {}
-    for pid, value, times in db.rows(
-        "SELECT player_id, value, times FROM stat_win WHERE season_id = ? AND times > 0",
+    wins: dict[tuple[str, int], list[tuple[Fraction, int]]] = {}
+    for unit, pid, value, times in db.rows(
+        "SELECT unit, player_id, value, times FROM stat_win WHERE season_id = ? AND times > 0",
         (season_id,),
     ):
-        wins.setdefault(pid, []).append((Fraction(value), int(times)))
+        wins.setdefault((unit, pid), []).append((Fraction(value), int(times)))
     pairs: dict[tuple[int, int], Fraction] = {}
     for payer, payee, value, times in db.rows(
         "SELECT payer_id, payee_id, value, times FROM stat_pair WHERE season_id = ? AND times > 0",

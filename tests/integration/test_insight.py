@@ -334,6 +334,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
         game="510k",
+        unit="510k",
         payer=None,
         payee="=HYPERLINK(1)",
         amount=Fraction(15, 2),
@@ -360,4 +361,6 @@ def test_a_crowded_head_to_head_is_cut_short() -> None:
 def test_games_are_in_the_standings_order() -> None:
     from scoring.games import Unit
 
-    assert tuple(Unit) == insight.UNITS  # /standings and /settle show sections in Unit order
+    # /standings, /settle and /chart show sections in Unit order, free games by name
+    units = ["free:poker", "510k", "free", "mahjong", "free:斗地主"]
+    assert sorted(units, key=Unit.order) == ["mahjong", "510k", "free", "free:poker", "free:斗地主"]

@@ -1,5 +1,6 @@
 """The kept /stats are always the sum of the live hands' tallies: whatever is recorded and
-undone, in any order, they equal what `scoring.hand_stats` gives for the ledger as it is."""
+undone, in any order, they equal what `scoring.hand_stats` gives for the ledger as it is. Free
+rounds count in their game's unit; transfers (/pay, at any table) count nowhere."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
+from scoring.games import EventKind
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
 from service.errors import ServiceError
 from storage.db import read_transaction
@@ -31,8 +33,21 @@ MAHJONG = (
     "/hu 3 qianggang 4",
     "/liuju",
     "/undo",
+    "/pay Li 老王 5",
 )
-K510 = ("/r 1=25 2=35 3=20 4=0/20 out 2 1 3", "/r 1=50 2=30 3=10 4=0/10 out 1 3", "/undo")
+K510 = (
+    "/r 1=25 2=35 3=20 4=0/20 out 2 1 3",
+    "/r 1=50 2=30 3=10 4=0/10 out 1 3",
+    "/undo",
+    "/pay Chen Zhang 10",
+)
+FREE = (
+    "/s 老王+30 Li-10 Zhang",
+    "/s Li+2.5 老王-2.5",
+    "/s Zhang+1 Li+1 Chen-1 老王",
+    "/pay Chen Li 7.25",
+    "/undo",
+)
 _chats = itertools.count(-4_100_000, -1)
 
 
@@ -44,7 +59,7 @@ def oracle(
     wins: Counter[Any] = Counter()
     pairs: Counter[Any] = Counter()
     hands: Counter[Any] = Counter()
-    events = book.hands(db, season_id)
+    events = [e for e in book.hands(db, season_id) if e.kind == EventKind.HAND]
     by_event = book.transfers_of(db, [e.id for e in events])
     for e in events:
         payments = [
@@ -59,7 +74,7 @@ def oracle(
             for name in COUNTERS:
                 counts[(tally.unit, pid, name)] += added[name]
         for pid, value in tally.wins:
-            wins[(pid, value)] += 1
+            wins[(tally.unit, pid, value)] += 1
         for pair, value in tally.pairs.items():
             pairs[pair] += value
     return +counts, +wins, pairs, +hands
@@ -71,11 +86,16 @@ def oracle(
 @given(
     mahjong=st.lists(st.sampled_from(MAHJONG), max_size=12),
     k510=st.lists(st.sampled_from(K510), max_size=5),
+    free=st.lists(st.sampled_from(FREE), max_size=8),
+    poker=st.lists(st.sampled_from(FREE), max_size=4),
 )
-def test_kept_stats_are_the_ledger_s(engine: Engine, mahjong: list[str], k510: list[str]) -> None:
+def test_kept_stats_are_the_ledger_s(
+    engine: Engine, mahjong: list[str], k510: list[str], free: list[str], poker: list[str]
+) -> None:
     chat_id = next(_chats)
     chat = Chat(engine, chat_id)
-    for game, lines in (("mahjong", mahjong), ("510k", k510)):
+    tables = (("mahjong", mahjong), ("510k", k510), ("free 斗地主", free), ("free poker", poker))
+    for game, lines in tables:
         chat.seat(game, *P4)
         for line in lines:
             with contextlib.suppress(ServiceError):  # a kong's hand with no kong…: refused
@@ -89,7 +109,8 @@ def test_kept_stats_are_the_ledger_s(engine: Engine, mahjong: list[str], k510: l
         {(unit, pid, name): n for (unit, pid), c in kept.counts.items() for name, n in c.items()}
     )
     assert got_counts == counts
-    assert +Counter({(pid, v): t for pid, vs in kept.wins.items() for v, t in vs}) == wins
+    got_wins = +Counter({(*key, v): t for key, vs in kept.wins.items() for v, t in vs})
+    assert got_wins == wins
     assert {k: v for k, v in kept.pairs.items() if v} == {k: v for k, v in pairs.items() if v}
     got_hands: Counter[Any] = Counter()
     for unit, (live, undone) in kept.hands.items():

@@ -4,6 +4,7 @@ the records end up merged in the supergroup, exactly, and the move is logged."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -130,4 +131,51 @@ def test_moving_twice_or_an_empty_group_changes_nothing(bot: BotUnderTest) -> No
     for update in (to_update, from_update, to_update):
         assert not bot.process(update).errors
     assert "Ann +9" in texts(bot, users[0], "/standings", new)
+    bot.check_invariants()
+
+
+def test_free_rounds_and_transfers_are_merged_with_their_players_and_statistics(
+    bot: BotUnderTest,
+) -> None:
+    """A free table in both chats: the records' data name the kept players (a round's and a
+    transfer's `net`), the kept statistics of the free game are folded, and an undo in the
+    supergroup subtracts exactly its round."""
+    users = people()
+    ann, bob, cat = users[0], users[1], users[2]
+    old = old_group(bot, users)
+    bot.say(ann, "/new free 斗地主", old)
+    for user in users:
+        bot.say(user, "/join", old)
+    bot.say(ann, "/s Ann+10 Bob Cat-2", old)  # Bob -8
+    bot.say(ann, "/pay Cat Ann 2", old)
+    new, to_update, from_update = migrate(bot, old)
+    bot.say(ann, "/new free 斗地主", new)
+    for user in users:
+        bot.say(user, "/join", new)
+    bot.say(bob, "/s Bob+4 Ann", new)
+    assert not bot.process(from_update).errors and not bot.process(to_update).errors
+    with bot.engine.connect() as conn:
+        kept = {
+            int(pid): name
+            for pid, name in conn.execute(
+                text("SELECT id, name FROM player WHERE chat_id = :c"), {"c": new.id}
+            )
+        }
+        nets = [
+            json.loads(data) if isinstance(data, str) else data
+            for (data,) in conn.execute(
+                text("SELECT data FROM event WHERE chat_id = :c AND kind IN ('hand', 'pay')"),
+                {"c": new.id},
+            )
+        ]
+    assert len(kept) == 4 and len(nets) == 3
+    assert all(int(pid) in kept for data in nets for pid in data["net"])
+    stats = texts(bot, ann, "/stats", new)
+    assert "2 round(s)" in stats
+    assert "Ann +8\n  rounds 2 · won 1 · biggest +10" in stats  # 10 + 2 - 4
+    assert "Bob -4\n  rounds 2 · won 1 · biggest +4" in stats
+    assert "Cat -4\n  rounds 2 · won 0" in stats  # the transfer: in the net, no round
+    assert "Undone" in texts(bot, cat, "/undo", new)  # the supergroup's round
+    stats = texts(bot, ann, "/stats", new)
+    assert "1 round(s)" in stats and "Bob -8\n  rounds 1 · won 0\n" in stats
     bot.check_invariants()

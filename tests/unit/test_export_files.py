@@ -20,6 +20,7 @@ def ledger(rows: int) -> ExportData:
             at=datetime(2026, 1, 1, 20, n % 60),
             hand_no=1 + n // 3,
             game="mahjong",
+            unit="mahjong",
             payer=f"甲{n % 7}",
             payee=f"Bob{n % 5}",
             amount=Fraction(n % 17, 2),

@@ -3,7 +3,8 @@
 A recorded hand adds its tally (`scoring.hand_stats`) to these tables in its transaction, its
 undo subtracts it, so /stats reads a few rows per player instead of the season's history. This
 revision creates them and fills them from the ledger as it is: every season's live hands, one
-season at a time, streamed (a season's tallies are small whatever its length).
+season at a time, streamed (a season's tallies are small whatever its length). Free rounds
+count in their own unit (`data["unit"]`); transfers (kind 'pay') are no hands and are left out.
 
 Revision ID: 0007
 Revises: 0006
@@ -57,11 +58,12 @@ def upgrade() -> None:
     op.create_table(
         "stat_win",
         sa.Column("season_id", sa.Integer(), nullable=False),
+        sa.Column("unit", sa.String(), nullable=False),
         sa.Column("player_id", sa.Integer(), nullable=False),
         _value(),
         _counter("times"),
         *_fk("season_id", "player_id"),
-        sa.PrimaryKeyConstraint("season_id", "player_id", "value"),
+        sa.PrimaryKeyConstraint("season_id", "unit", "player_id", "value"),
     )
     op.create_table(
         "stat_pair",
@@ -118,7 +120,7 @@ def _hands(conn: Connection, season_id: int) -> Iterator[tuple[str, Any, bool, l
 
 def _fill(conn: Connection, season_id: int) -> None:
     counts: dict[tuple[str, int], dict[str, int]] = {}
-    wins: dict[tuple[int, Fraction], int] = defaultdict(int)
+    wins: dict[tuple[str, int, Fraction], int] = defaultdict(int)
     pairs: dict[tuple[int, int, Fraction], int] = defaultdict(int)
     hands: dict[str, list[int]] = {}
     for game, data, live, payments in _hands(conn, season_id):
@@ -131,7 +133,7 @@ def _fill(conn: Connection, season_id: int) -> None:
             for name, n in added.items():
                 kept[name] += n
         for pid, value in tally.wins:
-            wins[(pid, value)] += 1
+            wins[(tally.unit, pid, value)] += 1
         for (payer, payee), value in tally.pairs.items():
             pairs[(payer, payee, value)] += 1
     _insert(
@@ -143,8 +145,8 @@ def _fill(conn: Connection, season_id: int) -> None:
     _insert(
         conn,
         "stat_win",
-        ("season_id", "player_id", "value", "times"),
-        [(season_id, pid, str(value), n) for (pid, value), n in wins.items()],
+        ("season_id", "unit", "player_id", "value", "times"),
+        [(season_id, unit, pid, str(value), n) for (unit, pid, value), n in wins.items()],
     )
     _insert(
         conn,
