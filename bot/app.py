@@ -93,9 +93,9 @@ def build_application(
     if config.api_base_url:
         base = config.api_base_url.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
-    if request is None:  # the real network: webhook replies go through the outbox
-        limiter = AIORateLimiter(max_retries=3) if config.rate_limit else None
-        builder = builder.rate_limiter(CapturingLimiter(limiter))
+    # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
+    limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
+    builder = builder.rate_limiter(CapturingLimiter(limiter))
     builder = builder.post_init(set_menu).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))

@@ -21,7 +21,6 @@ from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.engine import Engine
 from telegram import Bot, InputFile
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
 from telegram.ext import BaseRateLimiter
@@ -30,9 +29,10 @@ from telegram.request._requestparameter import RequestParameter
 
 from bot.capture import Call, current
 from bot.transient import backoff, is_transient
-from storage.db import write_transaction
+from service.core import Service
 from storage.gateway import outbox as book
 from storage.rows import OutboxRow
+from storage.sql import Sql
 
 log = logging.getLogger(__name__)
 #: What answers an update; anything else (getChatMember…) is called at once.
@@ -136,18 +136,18 @@ class CapturingLimiter(BaseRateLimiter[Any]):
         )
 
 
-def save(engine: Engine, update_id: int, calls: list[Call]) -> None:
+async def save(service: Service, update_id: int, calls: list[Call]) -> None:
     """An update's calls into the outbox (one transaction; after the change committed)."""
     if calls:
-        with write_transaction(engine) as db:
-            book.add(db, update_id, [(c.chat_id, c.method, c.payload) for c in calls])
+        rows = [(c.chat_id, c.method, c.payload) for c in calls]
+        await service.write(lambda db: book.add(db, update_id, rows))
 
 
 class Sender:
     """Sends the outbox: on start (what a crash left), when woken, and every few seconds."""
 
-    def __init__(self, bot: Bot, engine: Engine) -> None:
-        self.bot, self.engine = bot, engine
+    def __init__(self, bot: Bot, service: Service) -> None:
+        self.bot, self.service = bot, service
         self.wake = asyncio.Event()
         self.sent = 0
         self._pruned_at: float | None = None
@@ -174,14 +174,14 @@ class Sender:
 
     async def drain_once(self) -> int:
         """Send one batch; how many calls it had."""
-        rows = await asyncio.to_thread(self._claim)
+        rows = await self.service.write(self._claim)
         by_chat: dict[int | None, list[OutboxRow]] = {}
         for row in rows:
             by_chat.setdefault(row.chat_id, []).append(row)
         results = await asyncio.gather(*(self._send_chat(chat) for chat in by_chat.values()))
         outcomes = [o for done, _ in results for o in done]
         retry = [i for _, later in results for i in later]
-        await asyncio.to_thread(self._finish, outcomes, retry)
+        await self.service.write(lambda db: self._finish(db, outcomes, retry))
         self.sent += sum(1 for _, error in outcomes if error is None)
         return len(rows)
 
@@ -192,9 +192,8 @@ class Sender:
         done: list[tuple[int, str | None]] = []
         for i, row in enumerate(rows):
             try:
-                await self.bot.do_api_request(
-                    row.method, api_kwargs=api_kwargs(row.chat_id, row.payload)
-                )
+                # By name as stored: `_post` is `do_api_request` without its typed-method nudge
+                await self.bot._post(row.method, api_kwargs=api_kwargs(row.chat_id, row.payload))
             except (BadRequest, Forbidden, ChatMigrated, InvalidToken) as err:
                 log.warning("outbox call %s refused for good: %s", row.id, err)
                 done.append((row.id, str(err)[:500]))
@@ -205,15 +204,14 @@ class Sender:
                 done.append((row.id, None))
         return done, []
 
-    def _claim(self) -> list[OutboxRow]:
-        with write_transaction(self.engine) as db:
-            now = time.monotonic()
-            if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
-                book.prune(db, KEEP_SENT)
-                self._pruned_at = now
-            return book.claim(db, LEASE, BATCH)
+    def _claim(self, db: Sql) -> list[OutboxRow]:
+        now = time.monotonic()
+        if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
+            book.prune(db, KEEP_SENT)
+            self._pruned_at = now
+        return book.claim(db, LEASE, BATCH)
 
-    def _finish(self, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
-        with write_transaction(self.engine) as db:
-            book.done(db, outcomes)
-            book.release(db, retry)
+    @staticmethod
+    def _finish(db: Sql, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
+        book.done(db, outcomes)
+        book.release(db, retry)

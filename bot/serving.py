@@ -217,9 +217,8 @@ class WebhookHandler(tornado.web.RequestHandler):
                 raise tornado.web.HTTPError(503)  # Telegram delivers it again later
             await asyncio.sleep(pause)
             attempt += 1
-        engine = self.app.bot_data["service"].engine
         try:
-            await asyncio.to_thread(outbox.save, engine, update.update_id, calls)
+            await outbox.save(self.app.bot_data["service"], update.update_id, calls)
         except Exception as err:
             if not is_transient(err):
                 raise
@@ -251,7 +250,7 @@ async def webhook(
         if app.post_init:
             await app.post_init(app)
         await app.start()
-        sender = outbox.Sender(app.bot, app.bot_data["service"].engine)
+        sender = outbox.Sender(app.bot, app.bot_data["service"])
         sending = asyncio.create_task(sender.run())
         server = HTTPServer(
             tornado.web.Application(routes(app, url_path, secret_token, sender)),

@@ -115,6 +115,6 @@ async def tell(update: Update) -> None:
             if query is not None:
                 await query.answer(html.unescape(text)[:200], show_alert=True)
             elif message is not None:
-                await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False)
+                await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=True)
     except TelegramError:
         log.warning("could not tell update %s's member to wait", update.update_id)
