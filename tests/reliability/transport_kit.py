@@ -4,6 +4,7 @@ process: updates POSTed as Telegram sends them, replies sent by the outbox's sen
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
 
 SECRET = "transport-Secret_1"
+_update_ids = itertools.count(1, 1_000_000)
 PLAYERS = [User(301 + i, name, language_code="en") for i, name in enumerate("ABCD")]
 ZH = User(399, "老王", language_code="zh-hans")
 
@@ -82,7 +84,7 @@ class Hook:
 @asynccontextmanager
 async def webhook_bot(engine: Engine, *, send: bool = True) -> AsyncIterator[Hook]:
     """The bot with its webhook on a loopback port; the sender runs when `send`."""
-    api = FakeBotApi()
+    api = FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
     config = Settings.given(
         token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
     )
