@@ -118,16 +118,18 @@ async def _until_stopped() -> asyncio.Event:
 
 async def _fetch(app: AnyApplication, offset: int) -> Any:
     """getUpdates as raw JSON: one element the library cannot build must not sink the batch."""
-    return await app.bot.do_api_request(
+    # `_post` is `do_api_request` without its nudge towards the typed (and building) method.
+    return await app.bot._post(
         "getUpdates",
         api_kwargs={"offset": offset, "timeout": POLL_TIMEOUT, "allowed_updates": Update.ALL_TYPES},
         read_timeout=POLL_TIMEOUT + 10,
     )
 
 
-async def poll(app: AnyApplication) -> None:
-    """Long polling; the offset moves past a batch only once all of it was processed."""
-    stop = await _until_stopped()
+async def poll(app: AnyApplication, stop: asyncio.Event | None = None) -> None:
+    """Long polling until SIGINT/SIGTERM (or `stop`); the offset moves past a batch only once
+    all of it was processed."""
+    stop = stop or await _until_stopped()
     async with app:
         if app.post_init:
             await app.post_init(app)

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from bot import serving
 from bot.inbound import MAX_BODY
 from bot.serving import SECRET_HEADER, process_batch, read_batch
 from bot.settings import Settings
@@ -72,6 +73,33 @@ async def test_polling_skips_an_unreadable_update_and_processes_its_neighbours(
     assert await process_batch(hook.app, updates) == []
     texts = [e.plain_text for e in hook.api.outbox_since(0, chat.id)]
     assert len(texts) == 2 and "A" in texts[1]
+
+
+async def test_the_polling_loop_survives_an_unreadable_update(sqlite_engine: Engine) -> None:
+    """The loop itself, over the fake Bot API: the bad update between two good ones is
+    confirmed (gone from the queue), the good ones answered, the loop still running."""
+    async with webhook_bot(sqlite_engine, send=False) as hook:
+        api = hook.api
+        chat = new_group(api, -2011)
+        api.send_text(chat, A, "/new mahjong")
+        api._updates.append({"update_id": api.next_update_id, "poll": OLD_POLL})  # as queued
+        api.next_update_id += 1
+        api.send_text(chat, B, "/join")
+        stop = asyncio.Event()
+        loop = asyncio.create_task(serving.poll(hook.app, stop))
+        for _ in range(200):
+            if len(api.outbox_since(0, chat.id)) == 2:
+                break
+            await asyncio.sleep(0.05)
+        api.send_text(chat, C, "/join")  # and the next batch still comes
+        for _ in range(200):
+            if len(api.outbox_since(0, chat.id)) == 3:
+                break
+            await asyncio.sleep(0.05)
+        stop.set()
+        await asyncio.wait_for(loop, 60)
+        assert len(api.outbox_since(0, chat.id)) == 3
+        assert api.pending_updates() == []  # all confirmed, the unreadable one too
 
 
 async def test_webhook_acknowledges_an_unreadable_update(hook: Hook) -> None:
