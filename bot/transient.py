@@ -47,8 +47,10 @@ def is_transient(error: BaseException | None) -> bool:
         return True
     if isinstance(error, sqlite3.OperationalError | sqlite3.InterfaceError):
         return True
-    module = type(error).__module__
-    if module.startswith("psycopg") and type(error).__name__ in ("OperationalError",):
+    if any(  # psycopg's own, raised through the gateway's raw connection: lost, deadlock…
+        c.__module__.startswith("psycopg") and c.__name__ == "OperationalError"
+        for c in type(error).__mro__
+    ):
         return True
     return isinstance(error, OSError) and not isinstance(error, TelegramError)
 

@@ -30,9 +30,10 @@ def claim(db: Sql, lease: timedelta, limit: int) -> list[OutboxRow]:
     """Up to `limit` unsent calls nobody holds, oldest first, held for `lease`."""
     now = db.when(db.moment)
     until = db.when(db.moment + lease)
+    skip_locked = " FOR UPDATE SKIP LOCKED" if db.pg else ""  # workers never wait on each other
     rows = db.rows(
         f"UPDATE outbox SET claimed_until = ? WHERE {FREE} AND id IN"
-        f" (SELECT id FROM outbox WHERE {FREE} ORDER BY id LIMIT ?)"
+        f" (SELECT id FROM outbox WHERE {FREE} ORDER BY id LIMIT ?{skip_locked})"
         " RETURNING id, chat_id, method, payload",
         (until, now, now, limit),
     )
