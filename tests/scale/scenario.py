@@ -39,6 +39,8 @@ from scoring import (
 from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Seats
 from service.views import balances_by_unit
 from storage.models import Event, ProcessedUpdate, Season
+from storage.rows import SeasonRow
+from storage.sql import Sql
 
 NAME_POOLS: tuple[tuple[str, ...], ...] = (
     ("Alice", "Bruno", "Carla", "Diego"),
@@ -640,7 +642,10 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
     balances: dict[str, Fraction] = {}
-    for name, amount in balances_by_unit(session, seasons[0]).get(script.unit, []):
+    season = seasons[0]
+    assert season.id is not None
+    row = SeasonRow(season.id, season.number, season.opened_at, season.archived_at)
+    for name, amount in balances_by_unit(Sql(session.connection()), row).get(script.unit, []):
         if name in balances:
             out.append(f"{where}: two balance rows for {name}")
         balances[name] = amount
