@@ -102,6 +102,9 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
         hand_times = asyncio.run(burst(worker.url, hands))
         charts = [body(100 + i, member(i), "/chart") for i in range(CHARTS)]
         chart_times = asyncio.run(burst(worker.url, charts))
+        rss_before = rss_kb(worker.bot)
+        big = asyncio.run(huge_bodies(worker.url))
+        rss_after = rss_kb(worker.bot)
         with EmulatorClient(emulator.base_url) as control:
             deadline = time.monotonic() + 30
             while not control.outbox(CHAT["id"]) and time.monotonic() < deadline:
@@ -119,10 +122,48 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
     finally:
         engine.dispose()
     print(
-        f"\nwebhook answers: {MEMBERS} hands at once: {describe(hand_times)}; {CHARTS} /chart "
+        f"\nthree forged 90 MB bodies and an authenticated 10 MB one: answered {big}, memory "
+        f"{rss_before // 1024} MB before, {rss_after // 1024} MB after"
+    )
+    print(
+        f"webhook answers: {MEMBERS} hands at once: {describe(hand_times)}; {CHARTS} /chart "
         f"at once: {describe(chart_times)}; replies sent meanwhile {replies}, still queued "
         f"{unsent} (sent at Telegram's pace, or by the next start)"
     )
     assert hands_recorded == MEMBERS
     assert max(hand_times) < LIMIT and max(chart_times) < 3 * LIMIT
     assert replies >= 1
+    assert set(big[:3]) <= {0, 403} and big[3] in (0, 413)  # refused, never read whole
+    assert rss_after - rss_before < 30 * 1024
+
+
+def rss_kb(bot: BotProcess) -> int:
+    assert bot.process is not None
+    for line in Path(f"/proc/{bot.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def huge_bodies(url: str) -> list[int]:
+    """Three 90 MB bodies without the secret, then 10 MB with it, streamed: the answers (0: the
+    server closed the connection before taking it all, after answering)."""
+
+    async def stream(megabytes: int) -> Any:
+        chunk = b" " * (1024 * 1024)
+        for _ in range(megabytes):
+            yield chunk
+
+    async def post(http: httpx.AsyncClient, megabytes: int, secret: str | None) -> int:
+        headers = {"Content-Length": str(megabytes * 1024 * 1024)}
+        if secret:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = secret
+        try:
+            response = await http.post(url, content=stream(megabytes), headers=headers)
+        except httpx.HTTPError:  # the server answered and closed while the body was going out
+            return 0
+        return response.status_code
+
+    async with httpx.AsyncClient(timeout=60) as http:
+        forged = await asyncio.gather(*(post(http, 90, None) for _ in range(3)))
+        return [*forged, await post(http, 10, SECRET)]
