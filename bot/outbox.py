@@ -52,6 +52,9 @@ RETURNS_MESSAGE = frozenset({"sendMessage", "sendPhoto", "sendDocument"})
 LEASE = timedelta(seconds=120)  # a sender holds its calls this long (then another may take them)
 BATCH = 200
 IDLE = 5.0  # seconds between looks when nobody wakes the sender (other workers' calls)
+#: Seconds a batch sends before what is left goes back to the queue: a group held back by the
+#: rate limiter does not keep other chats' new replies waiting, and no call outlives its lease.
+BATCH_TIME = 5.0
 KEEP_SENT = timedelta(days=2)
 PRUNE_EVERY = 3600.0
 
@@ -149,13 +152,14 @@ class Sender:
     def __init__(self, bot: Bot, service: Service) -> None:
         self.bot, self.service = bot, service
         self.wake = asyncio.Event()
+        self.stopping = False
         self.sent = 0
         self._pruned_at: float | None = None
 
     async def run(self) -> None:
-        """Until cancelled."""
+        """Until `stop` (or cancelled)."""
         failures = 0
-        while True:
+        while not self.stopping:
             self.wake.clear()
             try:
                 busy = await self.drain_once()
@@ -172,13 +176,23 @@ class Sender:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), IDLE)
 
+    async def stop(self, running: asyncio.Task[None]) -> None:
+        """Let the batch being sent finish (and be marked), then end `running`."""
+        self.stopping = True
+        self.wake.set()
+        try:
+            await asyncio.wait_for(running, BATCH_TIME + 10)
+        except TimeoutError:  # a call hangs: cancelled; its lease lets the next start send it
+            log.warning("outbox sender stopped mid-batch")
+
     async def drain_once(self) -> int:
         """Send one batch; how many calls it had."""
         rows = await self.service.write(self._claim)
         by_chat: dict[int | None, list[OutboxRow]] = {}
         for row in rows:
             by_chat.setdefault(row.chat_id, []).append(row)
-        results = await asyncio.gather(*(self._send_chat(chat) for chat in by_chat.values()))
+        until = time.monotonic() + BATCH_TIME
+        results = await asyncio.gather(*(self._send_chat(chat, until) for chat in by_chat.values()))
         outcomes = [o for done, _ in results for o in done]
         retry = [i for _, later in results for i in later]
         await self.service.write(lambda db: self._finish(db, outcomes, retry))
@@ -186,11 +200,14 @@ class Sender:
         return len(rows)
 
     async def _send_chat(
-        self, rows: list[OutboxRow]
+        self, rows: list[OutboxRow], until: float
     ) -> tuple[list[tuple[int, str | None]], list[int]]:
-        """One chat's calls in order; at the first Telegram cannot take now, the rest wait."""
+        """One chat's calls in order, until `until`; from the first Telegram cannot take now,
+        the rest wait."""
         done: list[tuple[int, str | None]] = []
         for i, row in enumerate(rows):
+            if time.monotonic() > until:
+                return done, [r.id for r in rows[i:]]
             try:
                 # By name as stored: `_post` is `do_api_request` without its typed-method nudge
                 await self.bot._post(row.method, api_kwargs=api_kwargs(row.chat_id, row.payload))

@@ -264,9 +264,7 @@ async def webhook(
         )
         await stop.wait()
         server.stop()
-        sending.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await sending
+        await sender.stop(sending)
         await app.stop()
     if app.post_shutdown:
         await app.post_shutdown(app)

@@ -105,6 +105,5 @@ async def webhook_bot(engine: Engine, *, send: bool = True) -> AsyncIterator[Hoo
     finally:
         server.stop()
         if sending is not None:
-            sending.cancel()
-            await asyncio.gather(sending, return_exceptions=True)
+            await sender.stop(sending)
         await app.shutdown()
