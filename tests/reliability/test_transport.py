@@ -141,9 +141,12 @@ def text_message(chat_id: int, text_value: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("body", MALFORMED, ids=lambda b: repr(b)[:30])
-async def test_malformed_bodies_get_400_and_no_message(hook: Hook, body: Any) -> None:
+async def test_malformed_bodies_get_400_and_no_message(
+    hook: Hook, body: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     response = await hook.post(body)
     assert response.status_code == 400
+    assert len([r for r in caplog.records if r.name.startswith("bot.")]) == 1  # logged once
     assert "Traceback" not in response.text
     assert hook.api.outbox_since(0) == []
 
@@ -249,11 +252,10 @@ async def test_a_reply_lost_to_a_crash_is_sent_on_the_next_start(sqlite_engine: 
         assert (await stopped.say(chat, ZH, "/hu A zimo")).status_code == 200
         assert stopped.api.outbox_since(0, chat.id) == [] and stopped.unsent() == 6
         api = stopped.api
-    async with webhook_bot(sqlite_engine) as restarted:
-        restarted.api = api  # the same Telegram
-        restarted.sender.bot = restarted.app.bot
+    async with webhook_bot(sqlite_engine, api=api) as restarted:  # the same Telegram
         await restarted.drained()
-    assert restarted.unsent() == 0
+    texts = [e.plain_text for e in api.outbox_since(0, chat.id)]
+    assert len(texts) == 6 and texts[0].startswith("New table") and "A +" in texts[5]
 
 
 async def test_chats_replies_keep_their_order(hook: Hook) -> None:

@@ -82,9 +82,12 @@ class Hook:
 
 
 @asynccontextmanager
-async def webhook_bot(engine: Engine, *, send: bool = True) -> AsyncIterator[Hook]:
-    """The bot with its webhook on a loopback port; the sender runs when `send`."""
-    api = FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
+async def webhook_bot(
+    engine: Engine, *, send: bool = True, api: FakeBotApi | None = None
+) -> AsyncIterator[Hook]:
+    """The bot with its webhook on a loopback port (over `api`, else a new fake Telegram);
+    the sender runs when `send`."""
+    api = api or FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
     config = Settings.given(
         token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
     )
