@@ -195,9 +195,24 @@ class Sender:
         results = await asyncio.gather(*(self._send_chat(chat, until) for chat in by_chat.values()))
         outcomes = [o for done, _ in results for o in done]
         retry = [i for _, later in results for i in later]
-        await self.service.write(lambda db: self._finish(db, outcomes, retry))
+        await self._mark(outcomes, retry)
         self.sent += sum(1 for _, error in outcomes if error is None)
         return len(rows)
+
+    async def _mark(self, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
+        """Record what was sent, trying again while the database is away: calls Telegram took
+        must not go out a second time when their lease ends."""
+        attempt = 0
+        while True:
+            try:
+                await self.service.write(lambda db: self._finish(db, outcomes, retry))
+                return
+            except Exception as err:
+                if not is_transient(err) or attempt > 20:
+                    raise
+                log.warning("outbox: could not mark sent calls yet: %s", err)
+                await asyncio.sleep(backoff(attempt))
+                attempt += 1
 
     async def _send_chat(
         self, rows: list[OutboxRow], until: float
