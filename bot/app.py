@@ -27,9 +27,11 @@ from bot import handlers
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
 from bot.miniapp.command import set_menu_button
+from bot.outbox import CapturingLimiter
 from bot.parsing import command_text
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
+from bot.transient import on_transient_error
 from service.core import Service
 from storage.db import make_engine
 
@@ -96,8 +98,9 @@ def build_application(
     if config.api_base_url:
         base = config.api_base_url.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
-    if config.rate_limit and request is None:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
+    limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
+    builder = builder.rate_limiter(CapturingLimiter(limiter))
     builder = builder.post_init(set_menu).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["settings"] = config
@@ -111,5 +114,6 @@ def build_application(
     application.add_handler(MessageHandler(commands, handlers.on_command))
     application.add_handler(CallbackQueryHandler(handlers.on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"
     application.add_error_handler(handlers.on_error)
     return application

@@ -63,13 +63,15 @@ def serve(config: Settings) -> None:
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
+        if not config.webhook_secret:
+            log.warning("WEBHOOK_SECRET is not set: using a secret derived from the token")
         server = serving.webhook(
             application,
             listen=config.webhook_listen,
             port=config.webhook_port,
             url_path=urlsplit(config.webhook_url).path.lstrip("/"),
             webhook_url=config.webhook_url,
-            secret_token=config.webhook_secret,
+            secret_token=config.secret_token(),
             more_routes=miniapp.for_bot(application, config),
         )
         asyncio.run(server)

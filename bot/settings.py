@@ -9,6 +9,8 @@ any case.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 from pathlib import Path
 from typing import Annotated, Any
@@ -197,6 +199,15 @@ class Settings(BaseSettings):
             return self.app_url
         parts = urlsplit(self.webhook_url)
         return f"{parts.scheme}://{parts.netloc}/app/"
+
+    def secret_token(self) -> str:
+        """The webhook's secret: WEBHOOK_SECRET, else one derived from the token (every worker
+        of the bot derives the same; Telegram is told it with setWebhook). A webhook never runs
+        without one: a forged update could otherwise act as an anonymous admin."""
+        if self.webhook_secret:
+            return self.webhook_secret
+        token = (self.token or "").encode()
+        return hmac.new(token, b"jifen webhook secret", hashlib.sha256).hexdigest()
 
     @classmethod
     def load(cls, **overrides: Any) -> Settings:

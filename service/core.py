@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -76,6 +76,7 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
 }
 
 
+T = TypeVar("T")
 KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
 PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids, per process
 
@@ -116,6 +117,13 @@ class Service:
         return await self._group_commit.submit(
             lambda conn: self._apply(conn, ctx, request, use_case)
         )
+
+    async def write(self, work: Callable[[Sql], T]) -> T:
+        """A write of the bot's own (its outbox), in its own transaction; on SQLite it joins
+        the group commit (worker threads waiting for SQLite's lock would starve the commit)."""
+        if self._group_commit is None:
+            return await asyncio.to_thread(self._transactions.run, lambda conn: work(Sql(conn)))
+        return await self._group_commit.submit(lambda conn: work(Sql(conn)))
 
     def close(self) -> None:
         """Release the group commit's connection (the bot is stopping)."""

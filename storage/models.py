@@ -239,3 +239,30 @@ class AppLink(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     created_at: datetime = Field(sa_column_kwargs=NOW)
+
+
+class Outbox(SQLModel, table=True):
+    """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
+    written once the change committed and sent after the webhook answered; `sent_at` once
+    Telegram accepted it (or refused it for good: `error`). `claimed_until`: a sender's lease."""
+
+    __table_args__ = (
+        UniqueConstraint("update_id", "seq"),
+        Index(
+            "ix_outbox_unsent",
+            "id",
+            sqlite_where=text("sent_at IS NULL"),
+            postgresql_where=text("sent_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    update_id: int = Field(sa_type=BigInteger)
+    seq: int  # the call's place among the update's calls
+    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
+    method: str  # the Bot API method, e.g. sendMessage
+    payload: str  # JSON: its parameters as sent, and files (base64)
+    created_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+    claimed_until: datetime | None = None
+    sent_at: datetime | None = None
+    error: str | None = None

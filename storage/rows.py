@@ -84,3 +84,11 @@ class BalanceRow:
     player_id: int
     unit: str  # scoring.games.Unit
     amount: Fraction
+
+
+@dataclass(slots=True)
+class OutboxRow:
+    id: int
+    chat_id: int | None
+    method: str
+    payload: dict[str, Any]

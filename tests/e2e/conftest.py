@@ -229,6 +229,14 @@ class Group:
         assert len(sent) == 1, sent
         return sent[0]
 
+    def redeliver(self, bot: BotProcess, update: JSON, sender: JSON) -> list[str]:
+        """POST an update already handled (Telegram saw no answer): 200, and what the bot
+        sent since, /standings' reply last (the outbox sends an update's replies once)."""
+        since = self.mark()
+        response = post_update(bot.env["WEBHOOK_URL"], update, WEBHOOK_SECRET)
+        assert response.status_code == 200, response
+        return self.drain(sender, since)[0]
+
     def standings(self, sender: JSON, args: str = "") -> dict[str, Fraction]:
         """This season's balances (or a season's with ``args``) as the bot shows them."""
         reply = self.text(sender, f"/standings {args}".strip())
