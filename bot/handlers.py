@@ -20,13 +20,14 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import wizard
-from bot.callbacks import parse_press
+from bot.callbacks import new_request, parse_press
 from bot.export_csv import export_csv
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_png, export_caption
+from bot.undo_reply import undo_of_reply
 from scoring.games import Game
 from service.context import Actor, Ctx
 from service.core import Answer, Service
@@ -195,6 +196,8 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     try:
         request = parse(text, context.bot.username)
+        if isinstance(request, Undo):
+            request = undo_of_reply(request, message, context.bot.id)
     except NotForThisBot:
         return
     except ParseError as err:
@@ -250,11 +253,14 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if press.action == "w":
         await wizard_step(update, context, renderer, press.arg)
         return
-    request: Request = (
+    request: Request | None = (
         Undo(event_id=int(press.arg))
         if press.action == "undo"
+        else new_request(press.arg)
+        if press.action == "new"
         else Reset(confirm=True, season_id=int(press.arg))
     )
+    assert request is not None  # parse_press checked it
     try:
         reply = (await run(update, context, request, f"[{press.action}]")).reply
     except ServiceError as err:

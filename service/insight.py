@@ -296,6 +296,7 @@ def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
             reason=t.reason,
             recorded_by=hand.event.recorded_by_name,
             undone=not hand.live,
+            event_id=hand.event.id,
         )
         for hand in loaded.hands
         for t in hand.transfers

@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from scoring.games import Game, Unit
+from service.requests import NewTable
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Progress:
     sides: tuple[tuple[str, int], ...]
     target: int
     hands: int
+    newcomers: tuple[str, ...] = ()  # sat down since the marathon began: they start at 0
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,30 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    left: tuple[str, ...] = ()  # opened: the replaced table's players who found no seat
+
+
+@dataclass(frozen=True)
+class NewAsk:
+    """/new over a table with players seated: what replacing it loses, to confirm."""
+
+    request: NewTable
+    replaces: int  # the table's id
+    game: str  # the table's game
+    seated: tuple[str, ...]
+    kept: tuple[str, ...]  # who keeps a seat at the new table
+    kongs: int  # kongs of the hand being played: dropped unpaid
+    marathon: bool  # a 连打 is running: its totals are dropped
+
+
+@dataclass(frozen=True)
+class UndoAsk:
+    """A bare /undo right after another member's undo: undo one more record?"""
+
+    event_id: int
+    hand_no: int | None  # None: a kong
+    text: str
+    undone_by: str  # who undid the record before
 
 
 @dataclass(frozen=True)
@@ -260,6 +286,7 @@ class ExportRow:
     reason: str  # "win" | "sealed" | "kong" | "score"
     recorded_by: str
     undone: bool
+    event_id: int = 0  # tells hands apart: their numbers count per table
 
     @property
     def unit(self) -> Unit:
@@ -278,7 +305,7 @@ class ExportData:
 
     @property
     def hands(self) -> int:
-        return len({r.hand_no for r in self.rows})
+        return len({r.event_id for r in self.rows})
 
 
 Reply = (
@@ -294,6 +321,8 @@ Reply = (
     | SettleView
     | SeasonsView
     | ResetAsk
+    | NewAsk
+    | UndoAsk
     | ResetDone
     | SettingChanged
     | RulesView

@@ -249,8 +249,8 @@ async def test_the_hu_wizard_needs_a_full_mahjong_table(bot: Harness) -> None:
     assert "full mahjong table" in await bot.text(ANN, "/hu")
     await bot.seat("510k")
     assert "full mahjong table" in await bot.text(ANN, "/hu")
-    await bot.say(ANN, "/new mahjong")
-    assert "full mahjong table" in await bot.text(ANN, "/hu")  # nobody seated
+    await bot.say(ANN, "/new mahjong")  # the four keep their seats
+    assert "Who won?" in await bot.text(ANN, "/hu")
 
 
 # --- an evening as phones type it: glued words, regional names, 人胡 with a payer ---
