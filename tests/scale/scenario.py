@@ -38,7 +38,9 @@ from scoring import (
 )
 from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Seats
 from service.views import balances_by_unit
+from storage.gateway.chats import current_season
 from storage.models import Event, ProcessedUpdate, Season
+from storage.sql import Sql
 
 NAME_POOLS: tuple[tuple[str, ...], ...] = (
     ("Alice", "Bruno", "Carla", "Diego"),
@@ -654,7 +656,10 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
     balances: dict[str, Fraction] = {}
-    for name, amount in balances_by_unit(session, seasons[0]).get(script.unit, []):
+    db = Sql(session.connection())  # the gateway's handle on the session's transaction
+    season = current_season(db, script.chat_id)
+    assert season is not None and season.id == seasons[0].id
+    for name, amount in balances_by_unit(db, season).get(script.unit, []):
         if name in balances:
             out.append(f"{where}: two balance rows for {name}")
         balances[name] = amount
