@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from bench import fsync, pg
+from bench.commands import COMMANDS, CommandsResult, measure_commands
 from bench.harness import migrated_engine, quiet_logs
 from bench.path import PathResult, measure_path
 from bench.process import measure_process
@@ -37,8 +38,17 @@ TARGETS: dict[str, tuple[str, float]] = {
     "overhead_vs_echo": ("<=", 3),
     "standings_ratio_100k": ("<=", 1.5),
     "scoring_per_s": (">=", 100_000),
-    "rss_mb": ("<=", 120),
+    "rss_mb": ("<=", 80),
     "start_s": ("<=", 2),
+    # issue 17: every command flat in the size of history
+    **{f"{key}_ratio_100k": ("<=", 1.5) for key in COMMANDS if key not in ("standings", "stats")},
+    "stats_ratio_100k": ("<=", 2),
+    "chart_ms_100k": ("<=", 500),
+    "export_rows_per_s": (">=", 100_000),
+    "export_rss_growth_mb_100k": ("<=", 30),
+    "peak_rss_growth_mb_100k": ("<=", 50),
+    "max_loop_block_ms": ("<=", 50),
+    "pg_overhead_vs_echo": ("<=", 4),
 }
 
 
@@ -55,10 +65,11 @@ class Plan:
     scoring_hands: int
     scoring_reps: int
     process_runs: int
+    command_reps: int
 
 
-FULL = Plan(False, 7, 20, 4, 100_000, 30, 10_000, 15, 5)
-QUICK = Plan(True, 3, 4, 1, 10_000, 10, 5_000, 5, 2)
+FULL = Plan(False, 7, 20, 4, 100_000, 30, 10_000, 15, 5, 5)
+QUICK = Plan(True, 3, 4, 1, 10_000, 10, 5_000, 5, 2, 3)
 
 
 def log(message: str) -> None:
@@ -137,6 +148,19 @@ def missed(figures: dict[str, Any]) -> list[str]:
     return out
 
 
+def command_figures(commands: CommandsResult) -> dict[str, Any]:
+    """The issue 17 keys (``--quick``: at ``detail.commands.big_hands``, not 100,000)."""
+    figures: dict[str, Any] = {
+        f"{key}_ratio_100k": rounded(commands.ratio(key)) for key in COMMANDS if key != "standings"
+    }
+    figures["chart_ms_100k"] = rounded(commands.big_ms["chart"], 1)
+    figures["export_rows_per_s"] = rounded(commands.export_rows_per_s, 0)
+    figures["export_rss_growth_mb_100k"] = rounded(commands.peak_growth_mb["export"], 1)
+    figures["peak_rss_growth_mb_100k"] = rounded(max(commands.peak_growth_mb.values()), 1)
+    figures["max_loop_block_ms"] = rounded(max(commands.loop_block_ms.values()), 1)
+    return figures
+
+
 def run(plan: Plan, workdir: Path) -> dict[str, Any]:
     load_before, measured = os.getloadavg(), revision()  # the code this process imports now
     fsync_ms = timed("fsync probe", lambda: fsync.commit_ms(workdir))
@@ -145,6 +169,12 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "standings",
         lambda: asyncio.run(
             measure_standings(workdir, big_hands=plan.big_hands, reps=plan.standings_reps)
+        ),
+    )
+    commands = timed(
+        "commands",
+        lambda: asyncio.run(
+            measure_commands(workdir, big_hands=plan.big_hands, reps=plan.command_reps)
         ),
     )
     scoring = timed(
@@ -163,6 +193,8 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "rss_mb": rounded(process.rss_mb, 1),
         "start_s": rounded(process.start_s, 3),
         "pg_hands_per_s": rounded(postgres.hands_per_s, 1) if postgres else None,
+        "pg_overhead_vs_echo": rounded(postgres.overhead_vs_echo) if postgres else None,
+        **command_figures(commands),
         "quick": plan.quick,
     }
     figures["targets_missed"] = missed(figures)
@@ -173,7 +205,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "standings": standings.detail(),
         "process": process.detail(),
         "postgres_path": postgres.detail() if postgres else None,
-        "pg_overhead_vs_echo": rounded(postgres.overhead_vs_echo) if postgres else None,
+        "commands": commands.detail(),
         "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         "revision": measured,
         "python": platform.python_version(),

@@ -29,6 +29,9 @@ FIGURES = (
     "rss_mb",
     "start_s",
     "pg_hands_per_s",
+    # CPU time is steadier than wall time on a loaded machine:
+    "detail.sqlite_path.bot_cpu_ms_per_update",
+    "detail.sqlite_path.echo_cpu_ms_per_update",
 )
 
 
@@ -53,6 +56,14 @@ def measure(tree: Path, quick: bool) -> dict[str, Any]:
     return figures
 
 
+def figure(run: dict[str, Any], key: str) -> Any:
+    """A figure of one run, by its dotted path (`detail.sqlite_path.bot_cpu_ms_per_update`)."""
+    value: Any = run
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__)
     parser.add_argument("old", help="the revision to compare against, e.g. a commit")
@@ -71,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
                 runs[side].append(measure(tree, args.quick))
     result: dict[str, Any] = {"old": args.old, "new": args.new or "working tree"}
     for key in FIGURES:
-        values = {side: [r[key] for r in runs[side] if r.get(key) is not None] for side in runs}
+        values = {
+            side: [v for v in (figure(r, key) for r in runs[side]) if v is not None]
+            for side in runs
+        }
         if not values["old"] or not values["new"]:
             continue
         old, new = median(values["old"]), median(values["new"])

@@ -5,7 +5,8 @@ SQLite). ``replicate`` appends copies of its events in their original order, ``t
 times, with the rows the service writes for each: the ``event`` (new id, ``seq``, ``hand_no``),
 its ``transfer`` rows and a ``processed_update`` row; then it sets the chat's counters and
 recomputes the season ``balance`` rows from all transfers (exact fractions), as the service
-keeps them. Values are copied as stored (JSON and fraction text), so rows are byte-identical
+keeps them, and scales the kept /stats (``stat_*``: sums over hands) by ``times``. Values
+are copied as stored (JSON and fraction text), so rows are byte-identical
 to the service's apart from ids and numbers.
 """
 
@@ -17,6 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
+
+from scoring.hand_stats import COUNTERS
 
 Row = tuple[Any, ...]
 BATCH = 20_000
@@ -111,20 +114,21 @@ def replicate(engine: Engine, chat_id: int, times: int) -> int:
         _insert_many(conn, "event", template.event_cols, (event for event, _ in copies))
         transfers = (t for _, rows in copies for t in rows)
         _insert_many(conn, "transfer", template.transfer_cols, transfers)
-        _insert_many(conn, "processed_update", *_processed(template, copies, chat_id))
+        first = max(UPDATE_ID_BASE, _max(conn, "SELECT max(update_id) FROM processed_update") + 1)
+        _insert_many(conn, "processed_update", *_processed(template, copies, chat_id, first))
         _set_counters(conn, chat_id)
         _recompute_balances(conn, chat_id)
+        _scale_stats(conn, chat_id, times)
     return template.hands * times
 
 
 def _processed(
-    template: Template, copies: Sequence[tuple[Row, list[Row]]], chat_id: int
+    template: Template, copies: Sequence[tuple[Row, list[Row]]], chat_id: int, first: int
 ) -> tuple[list[str], Iterator[Row]]:
     """One claimed update per copied event, as ``Service._write`` leaves it."""
     id_at, created_at = template.event_cols.index("id"), template.event_cols.index("created_at")
     rows = (
-        (UPDATE_ID_BASE + n, chat_id, event[id_at], event[created_at])
-        for n, (event, _) in enumerate(copies)
+        (first + n, chat_id, event[id_at], event[created_at]) for n, (event, _) in enumerate(copies)
     )
     return ["update_id", "chat_id", "event_id", "processed_at"], rows
 
@@ -153,6 +157,21 @@ def _recompute_balances(conn: Connection, chat_id: int) -> None:
         "UPDATE balance SET amount = ? WHERE season_id = ? AND player_id = ? AND unit = ?",
         [(str(v), s, p, u) for (s, p, u), v in totals.items()],
     )
+
+
+def _scale_stats(conn: Connection, chat_id: int, times: int) -> None:
+    """The kept /stats of the chat's seasons, `times` over (every count is a sum over hands)."""
+    seasons = "season_id IN (SELECT id FROM season WHERE chat_id = ?)"
+    for table, columns in (
+        ("stat_player", COUNTERS),
+        ("stat_win", ("times",)),
+        ("stat_pair", ("times",)),
+        ("stat_hands", ("live", "undone")),
+    ):
+        scaled = ", ".join(f"{c} = {c} * ?" for c in columns)
+        conn.exec_driver_sql(
+            f"UPDATE {table} SET {scaled} WHERE {seasons}", (*[times] * len(columns), chat_id)
+        )
 
 
 def balances(engine: Engine, chat_id: int) -> dict[tuple[str, str], Fraction]:

@@ -1,4 +1,5 @@
-"""What the bench sends: 20 group chats, half mahjong and half 510K, commands interleaved."""
+"""What the bench sends: 20 group chats — mahjong, 510K and free scoring in turn — commands
+interleaved."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from bench.harness import Message, players
 from bot.offline import Chat
 
 CHATS = 20
-GAMES = ("mahjong", "510k")
+GAMES = ("mahjong", "510k", "free")
 
 #: A mahjong evening: every line ends a hand except ``/gang`` (settled by the next hand).
 MAHJONG_CYCLE = (
@@ -43,23 +44,35 @@ K510_CYCLE = (
 )
 
 
+#: Free rounds (a name without a number balances) and a transfer (recorded, not a hand).
+FREE_CYCLE = (
+    "/s 1+30 2-10 3-20",
+    "/s Ann-12.5 Bob+2.5 Cat",
+    "/s 4+40 1-40",
+    "/pay 2 3 5",
+    "/s Bob+10 Cat+10 Dan-15 Ann",
+    "/s 3+7.25 4",
+)
+CYCLES = {"mahjong": MAHJONG_CYCLE, "510k": K510_CYCLE, "free": FREE_CYCLE}
+
+
 @dataclass(frozen=True)
 class Table:
     """A chat with its game and the four users at its table."""
 
     index: int
     chat: Chat
-    game: str  # "mahjong" | "510k"
+    game: str  # "mahjong" | "510k" | "free"
 
     @property
     def cycle(self) -> tuple[str, ...]:
-        return MAHJONG_CYCLE if self.game == "mahjong" else K510_CYCLE
+        return CYCLES[self.game]
 
 
 def tables(count: int = CHATS, first_id: int = -1_007_000_000) -> list[Table]:
-    """``count`` supergroups, alternately mahjong and 510K."""
+    """``count`` supergroups, mahjong, 510K and free scoring in turn."""
     return [
-        Table(i, Chat(first_id - i, "supergroup", title=f"bench {i}"), GAMES[i % 2])
+        Table(i, Chat(first_id - i, "supergroup", title=f"bench {i}"), GAMES[i % len(GAMES)])
         for i in range(count)
     ]
 
@@ -75,11 +88,12 @@ def seating(table: Table) -> list[Message]:
     return opening + [Message(table.chat, user, "/join") for user in users]
 
 
-HAND_COMMANDS = frozenset({"/hu", "/liuju", "/r"})
+HAND_COMMANDS = frozenset({"/hu", "/liuju", "/r", "/s"})
 
 
 def is_hand(text: str) -> bool:
-    """Whether a command records a hand (``/gang``, ``/new``, ``/join`` do not)."""
+    """Whether a command records a hand or round (``/gang``, ``/pay``, ``/new``, ``/join`` do
+    not)."""
     return text.split(maxsplit=1)[0] in HAND_COMMANDS
 
 

@@ -26,9 +26,12 @@ from telegram.request import BaseRequest
 from bot import handlers
 from bot.flood import FloodGuard
 from bot.i18n import N_, translator
+from bot.miniapp.command import set_menu_button
+from bot.outbox import CapturingLimiter
 from bot.parsing import command_text
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
+from bot.transient import on_transient_error
 from service.core import Service
 from storage.db import make_engine
 
@@ -38,6 +41,8 @@ MENU = (
     ("hu", N_("record a win: /hu A zimo qys")),
     ("gang", N_("record a kong: /gang A an")),
     ("r", N_("record a 510K hand")),
+    ("s", N_("record a round of any game: /s A+30 B-10 C")),
+    ("pay", N_("record a transfer: /pay A B 5")),
     ("undo", N_("undo the last record")),
     ("standings", N_("this season's balances")),
     ("history", N_("the last hands")),
@@ -45,6 +50,7 @@ MENU = (
     ("new", N_("open a table: mahjong, 510k, 510k3")),
     ("join", N_("take a seat")),
     ("players", N_("seats and dealer")),
+    ("app", N_("the table at a glance: standings, chart, recording by taps")),
     ("rules", N_("the rules in force")),
     ("help", N_("how to use the bot")),
 )
@@ -71,6 +77,7 @@ async def set_menu(application: AnyApplication) -> None:
                 )
     except TelegramError:
         log.warning("could not set the command menu", exc_info=True)
+    await set_menu_button(application, application.bot_data["settings"])
 
 
 async def close_service(application: AnyApplication) -> None:
@@ -91,10 +98,12 @@ def build_application(
     if config.api_base_url:
         base = config.api_base_url.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
-    if config.rate_limit and request is None:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
+    limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
+    builder = builder.rate_limiter(CapturingLimiter(limiter))
     builder = builder.post_init(set_menu).post_shutdown(close_service)
     application = builder.build()
+    application.bot_data["settings"] = config
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
     if config.flood is not None:
         limit, window = config.flood
@@ -105,5 +114,6 @@ def build_application(
     application.add_handler(MessageHandler(commands, handlers.on_command))
     application.add_handler(CallbackQueryHandler(handlers.on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"
     application.add_error_handler(handlers.on_error)
     return application

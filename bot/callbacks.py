@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from scoring.games import Game
@@ -22,13 +23,22 @@ def reset_data(season_id: int) -> str:
 def new_data(table_id: int, req: NewTable) -> str:
     """Confirm /new over table `table_id`: the game and its options ride along."""
     flags = "".join("-" if v is None else str(int(v)) for v in (req.sisuang, req.zerosum))
-    return f"{VERSION}:new:{table_id}:{req.game.value}:{int(req.marathon)}{flags}"
+    data = f"{VERSION}:new:{table_id}:{req.game.value}:{int(req.marathon)}{flags}"
+    return f"{data}:{req.name}" if req.name else data
+
+
+def fits(data: str) -> bool:
+    """Telegram takes at most 64 bytes of callback data (a long free game name may not fit)."""
+    return len(data.encode()) <= 64
 
 
 def new_request(arg: str) -> NewTable | None:
     """The confirmed /new of a `new_data` button; None if malformed."""
-    parts = arg.split(":")
-    if len(parts) != 3 or not _id(parts[0]) or parts[1] not in set(Game):
+    parts = arg.split(":", 3)
+    if len(parts) not in (3, 4) or not _id(parts[0]) or parts[1] not in set(Game):
+        return None
+    name = parts[3] if len(parts) == 4 else ""
+    if name and Game(parts[1]) is not Game.FREE:
         return None
     flags = parts[2]
     if len(flags) != 3 or flags[0] not in "01" or any(f not in "01-" for f in flags[1:]):
@@ -44,7 +54,13 @@ def new_request(arg: str) -> NewTable | None:
         zerosum=flag(flags[2]),
         confirm=True,
         replaces=int(parts[0]),
+        name=name,
     )
+
+
+def claim_data(player_id: int, user_id: int) -> str:
+    """ "I am this guest", for the one member who may press it."""
+    return f"{VERSION}:me:{player_id}.{user_id}"
 
 
 def cancel_data() -> str:
@@ -57,13 +73,13 @@ def _id(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "new" | "cancel" | "wiz"
+    action: str  # "undo" | "reset" | "new" | "me" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
     arg: str
 
 
 def parse_press(data: str | None) -> Press | None:
     """Decode callback data; None for anything malformed, stale-versioned or oversized."""
-    if not data or len(data.encode()) > 64:
+    if not data or not fits(data):
         return None
     parts = data.split(":", 2)
     if len(parts) < 2 or parts[0] != VERSION:
@@ -73,8 +89,20 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if _id(arg) else None
     if action == "new":
         return Press(action, arg) if new_request(arg) is not None else None
+    if action == "me":
+        ids = arg.split(".")
+        valid = len(ids) == 2 and all(i.isascii() and i.isdigit() and len(i) <= 19 for i in ids)
+        return Press(action, arg) if valid else None
     if action == "cancel":
         return Press(action, "") if arg == "" else None
-    if action == "w":
-        return Press(action, arg)  # the wizard decodes and checks its own state
+    if action in ("w", "f"):
+        return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state
     return None
+
+
+def press_key(chat_id: int, message_id: int, data: str) -> int:
+    """The idempotency key of pressing one button of one message: recorded in place of the
+    update id, so a double tap (two callback queries, two update ids) records once. Negative
+    (63 bits of a hash), so it never meets a Telegram update id, which is positive."""
+    digest = hashlib.blake2b(f"{chat_id}:{message_id}:{data}".encode(), digest_size=8).digest()
+    return -(int.from_bytes(digest, "big") >> 1) - 1

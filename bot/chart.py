@@ -150,8 +150,8 @@ def _legend_width(canvas: FigureCanvasAgg, labels: Sequence[str]) -> float:
 
 
 def _plot(ax: Axes, series: ChartSeries, labels: Sequence[str], title: str, xlabel: str) -> None:
-    xs = range(len(series.hand_nos) + 1)
-    marker = "o" if len(series.hand_nos) <= MARKERS_UP_TO else None
+    xs = series.xs
+    marker = "o" if series.hands <= MARKERS_UP_TO else None
     handles, seen = [], set()
     for i, line in enumerate(series.lines):
         # A line on top of an earlier one (510K partners) is dashed so both show.
@@ -170,7 +170,7 @@ def _plot(ax: Axes, series: ChartSeries, labels: Sequence[str], title: str, xlab
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_title(title, fontproperties=font(12), parse_math=False)
     ax.set_xlabel(xlabel, fontproperties=font(10), parse_math=False)
-    ax.set_xlim(0, max(len(series.hand_nos), 1))
+    ax.set_xlim(0, max(series.hands, 1))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
     legend = ax.legend(

@@ -11,10 +11,12 @@ from urllib.parse import urlsplit
 
 from bot import serving
 from bot.app import build_application
+from bot.miniapp import server as miniapp
+from bot.ptb_types import AnyApplication
 from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
 from storage.db import make_engine
-from storage.migrate import upgrade
+from storage.schema_head import ensure_schema
 
 log = logging.getLogger("jifen")
 
@@ -57,31 +59,54 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
 def serve(config: Settings) -> None:
     """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
     engine = make_engine(config.database_url)
-    upgrade(engine)
+    ensure_schema(engine)
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
+        if not config.webhook_secret:
+            log.warning("WEBHOOK_SECRET is not set: using a secret derived from the token")
         server = serving.webhook(
             application,
             listen=config.webhook_listen,
             port=config.webhook_port,
             url_path=urlsplit(config.webhook_url).path.lstrip("/"),
             webhook_url=config.webhook_url,
-            secret_token=config.webhook_secret,
+            secret_token=config.secret_token(),
+            more_routes=miniapp.for_bot(application, config),
         )
         asyncio.run(server)
     else:
         log.info("long polling")
-        asyncio.run(serving.poll(application))
+        asyncio.run(poll_with_app(application, config))
+
+
+async def poll_with_app(application: AnyApplication, config: Settings) -> None:
+    """Long polling; the Mini App (when set up) on JIFEN_APP_LISTEN:JIFEN_APP_PORT meanwhile."""
+    routes = miniapp.for_bot(application, config)
+    if not routes:
+        await serving.poll(application)
+        return
+    async with miniapp.serving(routes, listen=config.app_listen, port=config.app_port):
+        log.info("Mini App on %s:%s", config.app_listen, config.app_port)
+        await serving.poll(application)
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
-    from bot.console import run_console_app
+    from bot.console import run_console_app, set_aside, shown_name
 
     db = getattr(args, "db", None)
     url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url
     admins = [a.strip() for a in (getattr(args, "admins", "") or "").split(",") if a.strip()]
-    asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out"))
+    if getattr(args, "fresh", False):
+        try:
+            aside = set_aside(url)
+        except ValueError as err:
+            print(f"jifen console: {err}", file=sys.stderr)
+            return 2
+        if aside is not None:
+            print(f"jifen console: the old {shown_name(url)} is kept as {aside}", file=sys.stderr)
+    app_port = args.app_port if getattr(args, "app", False) else None
+    asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out", app_port=app_port))
     return 0
 
 
@@ -109,6 +134,8 @@ def cmd_restore(args: argparse.Namespace, config: Settings) -> int:
 
 def cmd_migrate(args: argparse.Namespace, config: Settings) -> int:
     engine = make_engine(config.database_url)
+    from storage.migrate import upgrade  # Alembic only here: the bot does not keep it loaded
+
     upgrade(engine)
     print("database schema is up to date")
     return 0
@@ -121,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     console = sub.add_parser("console", help="the offline console: 'Speaker: message' lines")
     console.add_argument("--db", help="SQLite file (default: DATABASE_URL's database)")
     console.add_argument("--admins", default="", help="comma-separated names of group admins")
+    console.add_argument(
+        "--fresh", action="store_true", help="start a new database (the old file is moved aside)"
+    )
+    console.add_argument(
+        "--app", action="store_true", help="also serve the Mini App on 127.0.0.1 (prints its URL)"
+    )
+    console.add_argument("--app-port", type=int, default=0, help="its port (default: a free one)")
     sub.add_parser("migrate", help="upgrade the database schema")
     saving = sub.add_parser("backup", help="copy the SQLite database to PATH (while the bot runs)")
     saving.add_argument("path", help="the backup file to write")

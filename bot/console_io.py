@@ -21,12 +21,18 @@ from typing import Any, TextIO
 
 from telegram import Update
 
+from bot.i18n import LANGUAGES, translator
 from bot.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
 from bot.ptb_types import AnyApplication
+from service.admin import ADMIN_ONLY
 
 CONSOLE_TITLE = "console"
 FIRST_SPEAKER = "me"
 HANDLER_WAIT_SECONDS = 30.0
+NAME_ADMINS = (
+    "(console: {who}; group admins are named when the console starts: "
+    "jifen console --admins NAME,NAME)"
+)
 BANNER = "jifen console: type 'Name: /command' or 'Name: [Button]'; Ctrl-D quits\n"
 _SPEAKER = re.compile(r"^([^\s:：/\[#][^:：]{0,63}?)\s*[:：]\s?(.*)$")
 _BUTTON = re.compile(r"^\[(.+)\]$")
@@ -147,6 +153,20 @@ def _button_line(row: list[dict[str, Any]]) -> str:
     return " ".join(f"[{button['text']}]" for button in row)
 
 
+def other_labels(label: str) -> tuple[str, ...]:
+    """``label`` in the other language of the catalogs: an English msgid's Chinese text, or the
+    English msgid(s) of a Chinese text."""
+    catalog: dict[str, str] = getattr(translator("zh"), "_catalog", {})
+    wanted = label.casefold()
+    out = [zh for en, zh in catalog.items() if isinstance(en, str) and en.casefold() == wanted]
+    out += [en for en, zh in catalog.items() if isinstance(en, str) and zh.casefold() == wanted]
+    return tuple(text for text in out if text)
+
+
+def _any_of(labels: set[str]) -> Callable[[str, str], bool]:
+    return lambda text, _label: text.casefold() in labels
+
+
 class _Console:
     """One console session over one supergroup chat."""
 
@@ -164,6 +184,7 @@ class _Console:
         self.out = out
         self.chat = api.add_chat(chat)
         self.admins = {name.casefold() for name in admins}
+        self.admin_names = tuple(admins)
         self.files_dir = files_dir
         self.speaker = FIRST_SPEAKER
         self.seen = api.last_seq
@@ -207,11 +228,13 @@ class _Console:
         return True
 
     def find_button(self, label: str) -> tuple[int, dict[str, Any]] | None:
-        """The (message id, button) for ``label``: exact text first, then case-insensitive."""
+        """The (message id, button) for ``label``: exact text first, then case-insensitive, then
+        the same label in the other language (``[Undo]`` presses ``[撤销]`` and back)."""
+        labels = {label.casefold(), *(other.casefold() for other in other_labels(label))}
         for message in reversed(self.api.bot_messages(self.chat.id)):
             rows = (message.get("reply_markup") or {}).get("inline_keyboard") or []
             buttons = [button for row in rows for button in row]
-            for same in (str.__eq__, lambda a, b: a.casefold() == b.casefold()):
+            for same in (str.__eq__, lambda a, b: a.casefold() == b.casefold(), _any_of(labels)):
                 match = next((b for b in buttons if same(b["text"], label)), None)
                 if match is not None:
                     return message["message_id"], match
@@ -263,6 +286,7 @@ class _Console:
         if answer.text:
             kind = "alert" if answer.show_alert else "toast"
             self.print(f"({kind}) {answer.text}")
+            self.explain_admins(answer.text)
 
     def show_message(self, entry: OutboxEntry) -> None:
         """A message as plain text, its files saved, then its buttons and a blank line."""
@@ -276,6 +300,15 @@ class _Console:
             lines.append(entry.plain_text)
         lines += [_button_line(row) for row in entry.buttons]
         self.print("\n".join(lines))
+        self.explain_admins(entry.plain_text)
+
+    def explain_admins(self, text: str) -> None:
+        """After an admin-only refusal: how admins are named in the console."""
+        if not any(translator(lang).gettext(ADMIN_ONLY) in text for lang in LANGUAGES):
+            return
+        names = ", ".join(self.admin_names)
+        who = f"the admins are {names}" if names else "nobody is admin"
+        self.print(NAME_ADMINS.format(who=who))
 
     def save(self, file: UploadedFile, fallback_name: str) -> str:
         """Write a photo/document into ``files_dir``; its path."""

@@ -1,20 +1,31 @@
-"""/export's file: a season's ledger as CSV, its header in the chat's language.
+"""/export's file: a season's ledger as CSV, its header in the chat's language, its times in
+the chat's time zone (/set tz), which the time column's header names.
 
-The cells stay as stored, whatever the language: games, reasons, names, exact amounts.
+The cells stay as stored, whatever the language: games, reasons, names, exact amounts. The rows
+stream from the database into a file, a chunk at a time. Telegram takes a bot's upload up to
+50 MB, and the upload is held in memory: a CSV up to `PLAIN_UP_TO` is sent as it is (it opens
+in any spreadsheet); a bigger one gzip-compressed (`.csv.gz`, ~10× smaller); if even that is
+over `UPLOAD_LIMIT`, in gzip-compressed parts, each a CSV with its header.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
+import shutil
+from collections.abc import Iterator
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from pathlib import Path
+from typing import IO
 
 from bot.i18n import N_, translator
+from bot.timezones import local
 from service.replies import ExportData
 
 HEADER = (
-    N_("time (UTC)"),
+    N_("time ({zone})"),  # the chat's time zone
     N_("hand"),
     N_("game"),
     N_("payer"),
@@ -29,33 +40,101 @@ YES_NO = ("yes", "no")  # undone or not
 CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others are exact
 
 
+PLAIN_UP_TO = 10 * 2**20  # bytes of CSV sent uncompressed
+UPLOAD_LIMIT = 50 * 10**6 - 2**16  # Telegram's 50 MB, less room for the request around it
+CHUNK = 2**16  # characters written at a time
+
+
 def export_csv(data: ExportData, lang: str) -> bytes:
+    """The ledger as CSV bytes (see `write_csv`)."""
+    buf = io.BytesIO()
+    write_csv(data, lang, buf)
+    return buf.getvalue()
+
+
+def write_csv(data: ExportData, lang: str, out: IO[bytes]) -> None:
     """The ledger as CSV: UTF-8 with a BOM (spreadsheets then read Chinese right), CRLF lines,
     the header in `lang`, amounts as exact decimals, names guarded against being read as
-    formulas."""
+    formulas; written in chunks as the rows stream."""
+    out.write(_header(lang, data.tz).encode("utf-8-sig"))
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(translator(lang).gettext(msgid) for msgid in HEADER)
+    for line in _lines(data):
+        writer.writerow(line)
+        if buf.tell() >= CHUNK:
+            out.write(buf.getvalue().encode())
+            buf.seek(0)
+            buf.truncate()
+    out.write(buf.getvalue().encode())
+
+
+def export_files(data: ExportData, lang: str, directory: Path) -> list[Path]:
+    """The files to upload for `data`, written in `directory`: the CSV, or it compressed, or
+    compressed parts (each under `UPLOAD_LIMIT`)."""
+    plain = directory / data.filename
+    with plain.open("wb") as out:
+        write_csv(data, lang, out)
+    if plain.stat().st_size <= PLAIN_UP_TO:
+        return [plain]
+    packed = plain.with_name(plain.name + ".gz")
+    with plain.open("rb") as src, gzip.open(packed, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    if packed.stat().st_size <= UPLOAD_LIMIT:
+        return [packed]
+    packed.unlink()
+    return _parts(plain, _header(lang, data.tz).encode("utf-8-sig"))
+
+
+def _parts(plain: Path, header: bytes) -> list[Path]:
+    """The CSV in compressed parts of at most `UPLOAD_LIMIT` uncompressed bytes, whole lines,
+    each starting with the header (so each opens on its own)."""
+    parts: list[Path] = []
+    with plain.open("rb") as src:
+        src.readline()  # the header
+        line = src.readline()
+        while line:
+            parts.append(plain.with_name(f"{plain.stem}-part{len(parts) + 1}.csv.gz"))
+            with gzip.open(parts[-1], "wb") as out:
+                out.write(header)
+                size = len(header)
+                while line and (size == len(header) or size + len(line) <= UPLOAD_LIMIT):
+                    out.write(line)
+                    size += len(line)
+                    line = src.readline()
+    return parts
+
+
+def _header(lang: str, zone: str) -> str:
+    """The header line in `lang`; the time column names the time zone."""
+    time, *rest = (translator(lang).gettext(msgid) for msgid in HEADER)
+    buf = io.StringIO()
+    csv.writer(buf).writerow((time.format(zone=zone), *rest))
+    return buf.getvalue()
+
+
+def _lines(data: ExportData) -> Iterator[tuple[object, ...]]:
+    at, stamp = None, ""  # a hand's rows share their time: formatted once
     for row in data.rows:
-        writer.writerow(
-            (
-                row.at.strftime("%Y-%m-%d %H:%M:%S"),
-                "" if row.hand_no is None else row.hand_no,
-                row.game,
-                _cell(TABLE if row.payer is None else row.payer),
-                _cell(TABLE if row.payee is None else row.payee),
-                decimal_text(row.amount),
-                row.reason,
-                _cell(row.recorded_by),
-                YES_NO[0] if row.undone else YES_NO[1],
-            )
+        if row.at is not at:
+            at, stamp = row.at, local(row.at, data.tz).strftime("%Y-%m-%d %H:%M:%S")
+        yield (
+            stamp,
+            "" if row.hand_no is None else row.hand_no,
+            _cell(row.unit if row.game == "free" else row.game),  # free:<its name>
+            _cell(TABLE if row.payer is None else row.payer),
+            _cell(TABLE if row.payee is None else row.payee),
+            decimal_text(row.amount),
+            row.reason,
+            _cell(row.recorded_by),
+            YES_NO[0] if row.undone else YES_NO[1],
         )
-    return buf.getvalue().encode("utf-8-sig")
 
 
-def decimal_text(value: Fraction) -> str:
+def decimal_text(value: Fraction | int) -> str:
     """A fraction as decimal text: exact when it has a finite decimal (22.5), else rounded to
     CSV_DECIMALS places (a third)."""
+    if isinstance(value, int) or value.denominator == 1:
+        return str(int(value))
     exact = Decimal(value.numerator) / Decimal(value.denominator)
     d = value.denominator
     for p in (2, 5):

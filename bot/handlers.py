@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import html
 import logging
+import tempfile
+from pathlib import Path
 
 from telegram import (
     CallbackQuery,
@@ -19,24 +21,38 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from bot import wizard
-from bot.callbacks import new_request, parse_press
-from bot.export_csv import export_csv
+from bot import labels, score_buttons, wizard
+from bot.callbacks import new_request, parse_press, press_key
+from bot.chart_process import draw_apart
+from bot.export_csv import export_files
 from bot.flood import FloodGuard, Verdict
 from bot.i18n import N_, pick_language
+from bot.miniapp.command import open_app
+from bot.origin import channel_of, sender_key, typed_here
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
-from bot.render_insight import chart_caption, chart_png, export_caption
+from bot.render_insight import chart_caption, chart_texts, export_caption
 from bot.undo_reply import undo_of_reply
-from scoring.games import Game
+from scoring.games import Game, Unit
 from service.context import Actor, Ctx
 from service.core import Answer, Service
 from service.errors import ServiceError
-from service.replies import ChartData, ExportData, Info, Reply, TableView
-from service.requests import Link, Request, Reset, SetOption, ShowPlayers, Undo
+from service.names import clean, member_name
+from service.replies import ChartData, ExportData, Info, Recorded, Reply, TableView
+from service.requests import (
+    Claim,
+    Link,
+    OpenApp,
+    Request,
+    Reset,
+    SetOption,
+    ShowPlayers,
+    Undo,
+    Unlink,
+)
 
 log = logging.getLogger(__name__)
-ADMIN_ONLY = (Reset, SetOption, Link)
+ADMIN_ONLY = (Reset, SetOption, Link, Unlink)
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 FLOOD_WARNING = N_(
     "Slow down, please: at most {limit} commands in {window} seconds each. "
@@ -59,11 +75,17 @@ async def renderer_for(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Re
 
 def actor_of(update: Update) -> Actor:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    channel = channel_of(message)
+    if message is not None and message.sender_chat is not None and channel is not None:
+        sender = message.sender_chat
+        title = clean(sender.title or "") or sender.username or str(channel)
+        return Actor(None, title, sender.username, channel_id=channel)
     if message is not None and chat is not None and message.sender_chat is not None:
-        return Actor(None, message.sender_chat.title or chat.title or "admin")
+        return Actor(None, clean(chat.title or "") or "admin")
     if user is None:
         return Actor(None, "?")
-    return Actor(user.id, user.first_name, user.username, user.language_code)
+    name = member_name(user.first_name, user.username, user.id)
+    return Actor(user.id, name, user.username, user.language_code)
 
 
 def thread_of(message: Message | None) -> int:
@@ -136,10 +158,16 @@ def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
 
 
 async def run(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    request: Request,
+    text: str,
+    *,
+    once_key: int | None = None,
 ) -> Answer:
     """Check permissions and run the request (one transaction, or a savepoint of a group
-    commit)."""
+    commit). `once_key` replaces the update id as the key of exactly-once recording (a button
+    press: see `press_key`)."""
     chat = update.effective_chat
     assert chat is not None
     ctx = Ctx(
@@ -147,23 +175,28 @@ async def run(
         actor=actor_of(update),
         thread_id=thread_of(update.effective_message),
         is_admin=await is_admin(update, context) if needs_admin_check(request) else False,
-        update_id=update.update_id,
+        update_id=update.update_id if once_key is None else once_key,
         text=text,
     )
     return await service(context).perform(ctx, request)
 
 
 async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Per user and chat: at most `limit` commands and button presses in `window` seconds; the
-    first one over gets one polite warning, the rest are dropped before any database work."""
+    """Per sender (user, or channel posted as) and chat: at most `limit` commands and button
+    presses in `window` seconds; the first one over gets one polite warning, the rest are
+    dropped before any database work."""
     guard: FloodGuard | None = context.bot_data.get("flood")
-    user, chat, query = update.effective_user, update.effective_chat, update.callback_query
-    if guard is None or user is None or chat is None:
+    key, chat, query = sender_key(update), update.effective_chat, update.callback_query
+    if guard is None or key is None or chat is None:
         return
     message = update.message
-    if query is None and (message is None or not is_command(message.text, context.bot.username)):
+    if query is None and (
+        message is None
+        or not typed_here(message)
+        or not is_command(message.text, context.bot.username)
+    ):
         return
-    verdict = guard.check(user.id, chat.id)
+    verdict = guard.check(key, chat.id)
     if verdict is Verdict.ALLOW:
         return
     if verdict is Verdict.WARN:
@@ -188,11 +221,14 @@ def is_command(text: str | None, bot_username: str) -> bool:
 async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Every command (`@thisbot /command …` too): parse, run, answer."""
     message, user = update.effective_message, update.effective_user
-    if message is None or not message.text:
-        return
+    if message is None or not message.text or not typed_here(message):
+        return  # forwards, automatic forwards and via-bot messages repeat someone else's text
     text = command_text(message.text, context.bot.username) or message.text
     if is_bare_hu(text, context.bot.username):
         await start_wizard(update, context, await renderer_for(context, update))
+        return
+    if is_bare(text, context.bot.username, "s"):
+        await start_round(update, context, await renderer_for(context, update))
         return
     try:
         request = parse(text, context.bot.username)
@@ -204,6 +240,14 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
             renderer = await renderer_for(context, update)
             await send(message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if isinstance(request, OpenApp) and update.effective_chat is not None:
+        chat = update.effective_chat
+        renderer = await renderer_for(context, update)
+        out, keyboard = await open_app(context, renderer, chat.id, chat.type, thread_of(message))
+        await message.reply_text(
+            out.text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
+        )
         return
     try:
         answered = await run(update, context, request, text)
@@ -223,16 +267,25 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 async def send_file(message: Message, r: Renderer, data: ChartData | ExportData) -> None:
     """/chart as a photo, /export as a CSV document (the console writes them to files)."""
     if isinstance(data, ExportData):
-        document = InputFile(export_csv(data, r.lang), filename=data.filename)
-        caption = export_caption(r._, data)
-        await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
+        await send_export(message, r, data)
         return
     if not data.series:
         await send(message, Out(chart_caption(r._, data)))
         return
-    png = await asyncio.to_thread(chart_png, r._, data)
+    png = await draw_apart(data, *chart_texts(r._, data))
     photo = InputFile(png, filename=data.filename)
     await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
+
+
+async def send_export(message: Message, r: Renderer, data: ExportData) -> None:
+    """/export: the rows stream into files in a worker thread (`bot.export_csv`), then go up
+    one by one, the caption on the first."""
+    with tempfile.TemporaryDirectory(prefix="jifen-export-") as tmp:
+        files = await asyncio.to_thread(export_files, data, r.lang, Path(tmp))
+        for n, path in enumerate(files):
+            document = InputFile(await asyncio.to_thread(path.read_bytes), filename=path.name)
+            caption = export_caption(r._, data) if n == 0 else None
+            await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -253,6 +306,12 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if press.action == "w":
         await wizard_step(update, context, renderer, press.arg)
         return
+    if press.action == "f":
+        await round_step(update, context, renderer, press.arg)
+        return
+    if press.action == "me":
+        await claim_step(update, context, renderer, press.arg)
+        return
     request: Request | None = (
         Undo(event_id=int(press.arg))
         if press.action == "undo"
@@ -261,8 +320,14 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         else Reset(confirm=True, season_id=int(press.arg))
     )
     assert request is not None  # parse_press checked it
+    # a confirmed /new or a (confirmed) undo writes: a double tap records once
+    once = (
+        press_key(message.chat.id, message.message_id, query.data or "")
+        if press.action in ("new", "undo")
+        else None
+    )
     try:
-        reply = (await run(update, context, request, f"[{press.action}]")).reply
+        reply = (await run(update, context, request, f"[{press.action}]", once_key=once)).reply
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return
@@ -273,6 +338,30 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await answer(query)
     await drop_buttons(query)
     await send(message, renderer.render(reply))
+
+
+async def claim_step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """ "I am <guest>": only the member who seated the guest may press it, once."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    player_id, user_id = (int(part) for part in arg.split("."))
+    if query.from_user.id != user_id:
+        await answer(query, renderer.alert(N_("This button is for the member who asked.")))
+        return
+    once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
+    try:
+        reply = (await run(update, context, Claim(player_id), "[me]", once_key=once)).reply
+    except ServiceError as err:
+        await answer(query, renderer.alert(err.msgid, err.params))
+        return
+    if isinstance(reply, Info):  # a double tap
+        await answer(query, renderer.alert(reply.msgid, reply.params))
+        return
+    await answer(query)
+    await drop_buttons(query)
+    await send(query.message, renderer.render(reply))
 
 
 def on_keyboard(message: Message, data: str | None) -> bool:
@@ -317,15 +406,16 @@ def is_bare_hu(text: str, bot_username: str) -> bool:
 
 async def seats_for_wizard(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
-) -> tuple[str, ...] | None:
-    """The seated names of a full mahjong table here, or None after telling why not."""
+) -> wizard.Table | None:
+    """The seated names of a full mahjong table here and the hand's kongs, or None after telling
+    why not."""
     try:
         view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
     except ServiceError:  # no table here
         view = None
     message = update.effective_message
     if isinstance(view, TableView) and view.game == Game.MAHJONG and None not in view.seats:
-        return tuple(name for name in view.seats if name is not None)
+        return wizard.Table(tuple(name for name in view.seats if name is not None), view.kongs)
     if message is not None:
         await send(
             message, renderer.error(N_("The /hu buttons need a full mahjong table here."), {})
@@ -350,11 +440,11 @@ async def wizard_step(
     assert query is not None and isinstance(query.message, Message)
     state = wizard.decode(arg)
     seats = await seats_for_wizard(update, context, renderer) if state else None
-    if state is None or seats is None or (state.winner or 1) > len(seats):
+    if state is None or seats is None or (state.winner or 1) > len(seats.names):
         await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
-    await answer(query)
     if state.stage != "go":
+        await answer(query)
         out = wizard.screen(state, seats, renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
             await query.edit_message_text(
@@ -362,14 +452,96 @@ async def wizard_step(
             )
         return
     command = state.command()
+    once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
     try:
-        reply = (await run(update, context, parse(command), command)).reply
+        reply = (await run(update, context, parse(command), command, once_key=once)).reply
     except (ParseError, ServiceError) as err:
+        await answer(query)
+        await send(query.message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if (isinstance(reply, Recorded) and reply.repeated) or isinstance(reply, Info):
+        await answer(query, renderer.alert(N_("Already recorded.")))  # a double tap
+        return
+    await answer(query)
+    code = f"<code>{html.escape(command)}</code>"
+    typed = renderer._("Typed, this is: {command}", command=code)
+    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await send(query.message, renderer.render(reply))
+
+
+def is_bare(text: str, bot_username: str, name: str) -> bool:
+    """The command `name` alone (or `/name@thisbot`): its buttons."""
+    words = text.split()
+    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
+    return bot in ("", bot_username.lower()) and command_name(words[0]) == name
+
+
+async def free_seats(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> TableView | None:
+    """The free table here with at least two seated, or None after telling why not."""
+    try:
+        view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
+    except ServiceError:  # no table here
+        view = None
+    if isinstance(view, TableView) and view.game == Game.FREE and None not in view.seats:
+        return view
+    if update.effective_message is not None:
+        await send(
+            update.effective_message,
+            renderer.error(N_("The /s buttons need a free table with players here."), {}),
+        )
+    return None
+
+
+def round_title(view: TableView, renderer: Renderer) -> str:
+    return view.name or renderer._(labels.UNIT[Unit.FREE])
+
+
+async def start_round(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> None:
+    """Bare /s: a round by buttons."""
+    view = await free_seats(update, context, renderer)
+    if view is not None and update.effective_message is not None:
+        names = [n for n in view.seats if n is not None]
+        out = score_buttons.screen(
+            score_buttons.start(len(names)), names, round_title(view, renderer), renderer
+        )
+        await send(update.effective_message, out)
+
+
+async def round_step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """The next screen of a round by buttons, or — on Record — the round recorded."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    view = await free_seats(update, context, renderer)
+    names = [n for n in view.seats if n is not None] if view is not None else []
+    state = score_buttons.decode(arg, len(names)) if view is not None else None
+    if view is None or state is None:
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
+        return
+    await answer(query)
+    if not state.go:
+        out = score_buttons.screen(state, names, round_title(view, renderer), renderer)
+        with contextlib.suppress(BadRequest):  # a double tap: the same screen again
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
+            )
+        return
+    command = state.command(names)
+    once = press_key(query.message.chat.id, query.message.message_id, score_buttons.RECORD)
+    try:
+        reply = (await run(update, context, state.request(), command, once_key=once)).reply
+    except ServiceError as err:
         await send(query.message, renderer.error(err.msgid, err.params, err.usage))
         return
     code = f"<code>{html.escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
-    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    with contextlib.suppress(BadRequest):  # a second tap: edited already
+        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
     await send(query.message, renderer.render(reply))
 
 

@@ -44,11 +44,13 @@ GAME: dict[str, str] = {
     Game.MAHJONG: N_("mahjong 麻将"),
     Game.K510: N_("510K, four players (seats 1+3 vs 2+4)"),
     Game.K510_3: N_("510K, three players"),
+    Game.FREE: N_("free scoring (any game)"),
 }
 
 UNIT: dict[str, str] = {
     Unit.MAHJONG: N_("Mahjong points"),
     Unit.K510: N_("510K scores"),
+    Unit.FREE: N_("Free points"),
 }
 
 SETTING = {
@@ -56,4 +58,5 @@ SETTING = {
     "lang": N_("language"),
     "sisuang": N_("死双 sealed liability doubled"),
     "zerosum": N_("zero-sum 510K scores"),
+    "tz": N_("time zone"),
 }

@@ -12,10 +12,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from decimal import Decimal
+from fractions import Fraction
 from typing import TypeVar
 
 from bot.i18n import N_
+from bot.timezones import EXAMPLE, zone_name
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (
@@ -31,6 +34,8 @@ from service.requests import (
     Link,
     Liuju,
     NewTable,
+    OpenApp,
+    Pay,
     PlayerRef,
     RefKind,
     Report,
@@ -38,6 +43,8 @@ from service.requests import (
     Request,
     Reset,
     Rules,
+    Score,
+    ScoreEntry,
     Seasons,
     Seats,
     SetDealer,
@@ -48,6 +55,7 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 
 __all__ = [
@@ -87,12 +95,16 @@ class NotForThisBot(ParseError):
 # --- usage of each command (keys: canonical command names) ---
 
 USAGE: dict[str, str] = {
-    "new": N_("/new mahjong [sisuang] · /new 510k [marathon] [zerosum] · /new 510k3 [marathon]"),
+    "new": N_(
+        "/new mahjong [sisuang] · /new 510k [marathon] [zerosum] · /new 510k3 [marathon]"
+        " · /new free [name]"
+    ),
     "join": N_("/join [guest name]"),
-    "seats": N_("/seats <player 1> <player 2> <player 3> [<player 4>]"),
+    "seats": N_("/seats <player 1> <player 2> <player 3> [<player 4>] (free: 2–10 players)"),
     "dealer": N_("/dealer <player>"),
     "players": N_("/players"),
     "link": N_("/link <guest> @<username>"),
+    "unlink": N_("/unlink <player>"),
     "gang": N_("/gang <player> an · /gang <player> ming <from> · /gang <player> bu <from>"),
     "hu": N_("/hu <winner> <how> [pattern] [flags]"),
     "liuju": N_("/liuju"),
@@ -108,7 +120,13 @@ USAGE: dict[str, str] = {
     "help": N_("/help"),
     "reset": N_("/reset [confirm]"),
     "seasons": N_("/seasons"),
-    "set": N_("/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off"),
+    "app": N_("/app"),
+    "set": N_(
+        "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
+        "/set tz Asia/Shanghai"
+    ),
+    "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
+    "pay": N_("/pay <payer> <payee> <amount>"),
 }
 
 #: Every command word accepted (lower-case) → its canonical name.
@@ -128,6 +146,10 @@ _COMMAND_NAMES: dict[str, str] = {
     "规则": "rules",
     "加入": "join",
     "结算": "settle",
+    "score": "s",
+    "记": "s",
+    "记分": "s",
+    "付": "pay",
 }
 
 #: The Latin command names accepted (Telegram commands), aliases included.
@@ -273,6 +295,7 @@ _GAMES = _aliases(
         Game.MAHJONG: ("mahjong", "mj", "majiang", "麻将"),
         Game.K510: ("510k", "510", "wsk", "wushik", "五十k"),
         Game.K510_3: ("510k3", "wsk3", "五十k3"),
+        Game.FREE: ("free", "自由", "其他"),
     }
 )
 _THREE = frozenset({"3", "3p", "3人", "三人"})
@@ -293,6 +316,7 @@ _SETTINGS = _aliases(
         Setting.LANG: ("lang", "language", "语言"),
         Setting.SISUANG: ("sisuang", "死双"),
         Setting.ZEROSUM: ("zerosum", "零和"),
+        Setting.TZ: ("tz", "timezone", "时区"),
     }
 )
 _LANGS = _aliases(
@@ -329,9 +353,9 @@ _EXTRA_LIST = (
     "qidui3 超级豪华大七对 · qys 清一色 · mq 门清 · qqr 全求人 · feng 封胡"
 )
 _KONG_LIST = "an 暗杠 · ming 明杠 · bu 补杠"
-_GAME_LIST = "mahjong 麻将 · 510k 五十k · 510k3"
+_GAME_LIST = "mahjong 麻将 · 510k 五十k · 510k3 · free 自由"
 _NEW_LIST = f"{_GAME_LIST} · 3 三人 · sisuang 死双 · marathon 连打 · zerosum 零和"
-_SETTING_LIST = "stake · lang · sisuang · zerosum"
+_SETTING_LIST = "stake · lang · sisuang · zerosum · tz"
 _LANG_LIST = "zh 中文 · en english"
 _SWITCH_LIST = "on 开 · off 关"
 
@@ -516,8 +540,12 @@ def _parse_new(args: str) -> NewTable:
     game_word = ""
     three = False
     options: dict[str, tuple[bool, str]] = {}
-    confirm = False
-    for word in _words(args):
+    words = _words(args)
+    confirm = any(w.lower() in _CONFIRM for w in words)
+    words = [w for w in words if w.lower() not in _CONFIRM]
+    if words and _GAMES.get(words[0].lower()) is Game.FREE:
+        return replace(_parse_new_free(words[1:]), confirm=confirm)
+    for word in words:
         key = word.lower()
         if key in _CONFIRM:
             confirm = True
@@ -601,12 +629,13 @@ def _parse_join(args: str) -> Join:
 
 
 def _parse_seats(args: str) -> Seats:
-    """`/seats A B C [D]`: the whole seating in seat order (unknown names become guests)."""
+    """`/seats A B C [D]` (a free table: 2–10 players): the whole seating in seat order
+    (unknown names become guests); the table's game says how many it needs."""
     usage = USAGE["seats"]
     words = _words(args)
-    if not 3 <= len(words) <= 4:
+    if not 2 <= len(words) <= 10:
         raise ParseError(
-            N_("give 3 or 4 players in seat order (got {count})"), usage, count=str(len(words))
+            N_("give 2 to 10 players in seat order (got {count})"), usage, count=str(len(words))
         )
     refs = [_player(word, usage) for word in words]
     for ref in refs:
@@ -639,6 +668,18 @@ def _parse_link(args: str) -> Link:
     if ref.kind not in (RefKind.USERNAME, RefKind.ME):
         raise ParseError(N_("'{word}' is not a @username"), usage, word=_show(user))
     return Link(_guest(guest, usage), ref)
+
+
+def _parse_unlink(args: str) -> Unlink:
+    """`/unlink <player>`: the player is a guest again."""
+    usage = USAGE["unlink"]
+    words = _words(args)
+    if len(words) != 1:
+        raise ParseError(N_("give the name of the player to unlink"), usage)
+    ref = _player(words[0], usage)
+    if ref.kind is not RefKind.NAME:
+        raise ParseError(N_("'{word}' is not a player's name"), usage, word=_show(words[0]))
+    return Unlink(ref.value)
 
 
 # --- mahjong ---
@@ -953,6 +994,97 @@ def _parse_report(args: str) -> Report:
     return Report(tuple(entries), tuple(out))
 
 
+# --- free scoring: /new free [name], /s, /pay ---
+
+_MAX_GAME_NAME = 24
+#: `+30`, `-10`, `赢30`, `输10` (after a name, or as the next word).
+_SCORE = re.compile(r"(?P<sign>[+\-\u2212]|赢|输)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_NAME_SCORE = re.compile(r"(?P<name>.+?)" + _SCORE.pattern)
+_AMOUNT = re.compile(r"\+?(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_MAX_DIGITS = 12  # 10¹² is far above any bound: refuse longer numbers here
+
+
+def _parse_new_free(words: list[str]) -> NewTable:
+    """`/new free [name]`: a table for any game, its name one word."""
+    usage = USAGE["new"]
+    if len(words) > 1:
+        raise ParseError(
+            N_("a free game's name is one word, without spaces: '{words}'"),
+            usage,
+            words=_show(" ".join(words)),
+        )
+    name = words[0] if words else ""
+    if len(name) > _MAX_GAME_NAME or _CONTROL.search(name):
+        raise ParseError(
+            N_("'{word}' is not a game name (at most 24 characters)"), usage, word=_show(name)
+        )
+    return NewTable(Game.FREE, name=name)
+
+
+def _number(number: str, word: str, usage: str) -> Fraction:
+    if len(number.replace(".", "")) > _MAX_DIGITS:
+        raise ParseError(N_("'{word}': the amount is too big"), usage, word=_show(word))
+    return Fraction(Decimal(number))
+
+
+def _parse_score(args: str) -> Score:
+    """`/s 老王+30 小李-10 阿张` (also `老王 +30`, `老王赢30 小李输10`): players and their
+    scores; one player without a number takes the balance."""
+    usage = USAGE["s"]
+    entries: list[tuple[str, Fraction | None]] = []
+    for word in _words(args):
+        sign_only = _SCORE.fullmatch(word)
+        glued = None if sign_only else _NAME_SCORE.fullmatch(word)
+        match = sign_only or glued
+        amount = None
+        if match is not None:
+            amount = _number(match["number"], word, usage)
+            amount = amount if match["sign"] in ("+", "赢") else -amount
+        if sign_only is not None:
+            if not entries or entries[-1][1] is not None:
+                raise ParseError(N_("'{word}' has no player before it"), usage, word=_show(word))
+            entries[-1] = (entries[-1][0], amount)
+        elif glued is not None:
+            entries.append((glued["name"], amount))
+        elif _DIGITS.fullmatch(word) and entries and entries[-1][1] is None and len(word) > 1:
+            raise ParseError(
+                N_("'{word}': write the sign, e.g. 老王+30 or 老王-30"), usage, word=_show(word)
+            )
+        else:
+            entries.append((word, None))
+    if not entries:
+        raise ParseError(N_("give each player's score"), usage)
+    refs = [_player(name, usage) for name, _ in entries]
+    _distinct(refs, [name for name, _ in entries], usage)
+    return Score(
+        tuple(ScoreEntry(ref, amount) for ref, (_, amount) in zip(refs, entries, strict=True))
+    )
+
+
+def _parse_pay(args: str) -> Pay:
+    """`/pay <payer> <payee> <amount>`."""
+    usage = USAGE["pay"]
+    words = _words(args)
+    if len(words) != 3:
+        raise ParseError(
+            N_("give the payer, the payee and the amount (got {count} words)"),
+            usage,
+            count=str(len(words)),
+        )
+    payer, payee, amount = words
+    match = _AMOUNT.fullmatch(amount)
+    if match is None:
+        raise ParseError(
+            N_("'{word}' is not an amount: a positive number like 5 or 2.50"),
+            usage,
+            word=_show(amount),
+        )
+    refs = [_player(payer, usage), _player(payee, usage)]
+    if _ref_key(refs[0]) == _ref_key(refs[1]):
+        raise ParseError(N_("a player cannot pay themselves"), usage)
+    return Pay(refs[0], refs[1], _number(match["number"], amount, usage))
+
+
 # --- everyone ---
 
 
@@ -1060,6 +1192,8 @@ def _parse_set(args: str) -> SetOption:
         )
     if key is Setting.STAKE:
         return SetOption(key, _stake(value, usage))
+    if key is Setting.TZ:
+        return SetOption(key, _zone(value))
     choices, allowed = (_LANGS, _LANG_LIST) if key is Setting.LANG else (_SWITCH, _SWITCH_LIST)
     normalised = choices.get(value.lower())
     if normalised is None:
@@ -1071,6 +1205,22 @@ def _parse_set(args: str) -> SetOption:
             allowed=allowed,
         )
     return SetOption(key, normalised)
+
+
+def _zone(word: str) -> str:
+    """An IANA time zone name (any case), as zoneinfo spells it."""
+    zone = zone_name(word)
+    if zone is None:
+        raise ParseError(
+            N_(
+                "'{word}' is not a time zone; give an IANA name such as {example} "
+                "(or Europe/Berlin, America/New_York, UTC)"
+            ),
+            N_("/set tz Asia/Shanghai"),
+            word=_show(word),
+            example=EXAMPLE,
+        )
+    return zone
 
 
 _Handler = Callable[[str], Request]
@@ -1110,6 +1260,7 @@ _HANDLERS: dict[str, _Handler] = {
     "dealer": _parse_dealer,
     "players": _bare(ShowPlayers, "players"),
     "link": _parse_link,
+    "unlink": _parse_unlink,
     "gang": _parse_gang,
     "hu": _parse_hu,
     "liuju": _bare(Liuju, "liuju"),
@@ -1125,7 +1276,10 @@ _HANDLERS: dict[str, _Handler] = {
     "help": _lenient(Help),
     "reset": _parse_reset,
     "seasons": _bare(Seasons, "seasons"),
+    "app": _bare(OpenApp, "app"),
     "set": _parse_set,
+    "s": _parse_score,
+    "pay": _parse_pay,
 }
 
 

@@ -10,11 +10,13 @@ from html import escape, unescape
 from typing import Any
 
 from bot import labels
-from bot.callbacks import cancel_data, new_data, reset_data, undo_data
+from bot.callbacks import cancel_data, claim_data, fits, new_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
+from bot.render_free import free_lines, record_title, totals_line, unit_title
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
+from bot.timezones import local, zone_label
 from scoring import EventKind, Game, Unit
 from service import replies as r
 
@@ -84,6 +86,12 @@ class Out:
     buttons: tuple[tuple[Button, ...], ...] = ()
 
 
+NOT_CONCEALED = N_(
+    "ℹ️ {name}'s hand was scored as not concealed (门清 not given): if it was concealed, /undo "
+    "and write it again with mq."
+)
+
+
 class Renderer:
     """Renders replies in one language."""
 
@@ -127,8 +135,19 @@ class Renderer:
             lines.append(self.progress(reply.progress))
         if reply.dealer is not None:
             lines.append(self._("Next dealer: {name}", name=escape(reply.dealer)))
+        if reply.totals:
+            lines.append(totals_line(self._, reply.totals))
+        for name in reply.not_concealed:
+            lines.append(self._(NOT_CONCEALED, name=escape(name)))
         if reply.repeated:
             lines.append(self._("(This was recorded already; nothing changed.)"))
+        if reply.archived_season is not None:
+            lines.append(
+                self._(
+                    "It belongs to season {n}, archived since: see it with /standings {n}.",
+                    n=reply.archived_season,
+                )
+            )
         buttons = ((Button(self._("Undo"), undo_data(reply.view.event_id)),),)
         return Out("\n".join(lines), () if reply.view.undone else buttons)
 
@@ -136,6 +155,8 @@ class Renderer:
         view = reply.view
         hand = view.kind == EventKind.HAND
         what = self._("hand #{n}", n=view.hand_no) if hand else self._("the kong")
+        if view.kind == EventKind.PAY or view.game == Game.FREE:
+            what = record_title(self._, view)
         lines = [self._("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
         net = tuple((name, -amount) for name, amount in view.net)
         if net:
@@ -150,6 +171,11 @@ class Renderer:
         """The lines describing one recorded hand or kong, with its payments and nets."""
         if view.kind == EventKind.KONG:
             return self.kong(view)
+        if view.kind == EventKind.PAY or view.game == Game.FREE:
+            lines = free_lines(self._, view, quote(view.text))
+            if view.kind == EventKind.PAY:
+                return lines
+            return [*lines, self._("Scores this round: {net}", net=self.net(view.net))]
         lines = self.mahjong(view) if view.game == Game.MAHJONG else self.k510(view)
         return [*lines, self._("Net this hand: {net}", net=self.net(view.net))]
 
@@ -217,6 +243,8 @@ class Renderer:
 
     def payment(self, p: r.Payment) -> str:
         """`  小李 → 老王 12 · 自摸` (510K: `  老王 +22.5`)."""
+        if p.reason == "pay":
+            return f"  {escape(p.payer or '?')} → {escape(p.payee or '?')} {fmt(p.amount)}"
         if p.reason == "score":
             name = p.payee if p.payee is not None else p.payer
             amount = p.amount if p.payee is not None else -p.amount
@@ -306,10 +334,13 @@ class Renderer:
 
     def _tableview(self, v: r.TableView) -> Out:
         game = self._(labels.GAME[v.game])
+        if v.name:
+            game += f" · {escape(v.name)}"
         if v.marathon:
             game += " · " + self._("marathon to 500")
         option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
-        options = [self._(labels.SETTING[option])] if getattr(v, option) else []
+        shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
+        options = [self._(labels.SETTING[option])] if shown else []
         head = {
             "opened": self._("New table: {game}.", game=game),
             "joined": self._("{name} sits down.", name=escape(v.who)),
@@ -332,7 +363,23 @@ class Renderer:
         free = sum(1 for s in v.seats if s is None)
         if free:
             lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
+        if v.claim is not None:
+            label = self._("I am {name}", name=v.claim.name)
+            data = claim_data(v.claim.player_id, v.claim.user_id)
+            return Out("\n".join(lines), ((Button(label, data),),))
         return Out("\n".join(lines))
+
+    def _claimed(self, v: r.Claimed) -> Out:
+        text = self._(
+            "{member} is {name} now: {name}'s seat and balance are theirs. "
+            "An admin can undo it with /unlink {name}.",
+            member=escape(v.member),
+            name=escape(v.name),
+        )
+        return Out(text)
+
+    def _unlinked(self, v: r.Unlinked) -> Out:
+        return Out(self._("{name} is a guest again, linked to nobody.", name=escape(v.name)))
 
     def _linked(self, v: r.Linked) -> Out:
         return Out(
@@ -353,7 +400,7 @@ class Renderer:
         if not v.sections:
             lines.append(self._("No hands recorded yet."))
         for unit, rows in v.sections:
-            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
+            lines.append(self._("{unit}:", unit=unit_title(self._, unit)))
             lines += [
                 f"{i}. {escape(name)} {fmt(amount, signed=True)}"
                 for i, (name, amount) in enumerate(rows, 1)
@@ -364,12 +411,13 @@ class Renderer:
 
     def _historyview(self, v: r.HistoryView) -> Out:
         title = self._("Last hands, season {n}", n=v.season)
-        lines = [f"<b>{title}</b>"]
+        zone = self._("(times: {zone})", zone=escape(zone_label(v.tz)))
+        lines = [f"<b>{title}</b> {zone}"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
         for view in v.hands:
             mark = " " + self._("[undone]") if view.undone else ""
-            when = view.at.strftime("%m-%d %H:%M")
+            when = local(view.at, v.tz).strftime("%m-%d %H:%M")
             lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
             lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
         return Out("\n".join(lines))
@@ -382,7 +430,7 @@ class Renderer:
         for unit, plan in v.sections:
             if not plan:
                 continue
-            lines.append(self._("{unit}:", unit=self._(labels.UNIT[unit])))
+            lines.append(self._("{unit}:", unit=unit_title(self._, unit)))
             for payer, payee, amount in plan:
                 line = f"{escape(payer)} → {escape(payee)} {fmt(amount)}"
                 if v.stake:
@@ -456,12 +504,9 @@ class Renderer:
         else:
             lines.append(self._("Everyone keeps their seat."))
         lines.append(self._("Typed: /new … confirm."))
-        buttons = (
-            (
-                Button(self._("Confirm"), new_data(v.replaces, v.request)),
-                Button(self._("Cancel"), cancel_data()),
-            ),
-        )
+        data = new_data(v.replaces, v.request)
+        confirm = (Button(self._("Confirm"), data),) if fits(data) else ()
+        buttons = ((*confirm, Button(self._("Cancel"), cancel_data())),)
         return Out("\n".join(lines), buttons)
 
     def _undoask(self, v: r.UndoAsk) -> Out:
@@ -482,18 +527,27 @@ class Renderer:
         return Out(text, buttons)
 
     def _resetdone(self, v: r.ResetDone) -> Out:
-        return Out(
-            self._(
-                "Season {old} archived. Season {new} begins: everyone starts from 0. "
-                "See the old one with /standings {old}.",
+        text = self._(
+            "Season {old} archived. Season {new} begins: everyone starts from 0. "
+            "See the old one with /standings {old}.",
+            old=v.archived,
+            new=v.new,
+        )
+        if v.last_hand is not None:
+            text += "\n" + self._(
+                "This table's hands up to #{n} are in season {old}; in season {new} they count"
+                " from #1 again.",
+                n=v.last_hand,
                 old=v.archived,
                 new=v.new,
             )
-        )
+        return Out(text)
 
     def _settingchanged(self, v: r.SettingChanged) -> Out:
         if v.value in SWITCH:
             value = self._(SWITCH[v.value])
+        elif v.key == "tz":
+            value = escape(zone_label(v.value))
         else:
             value = escape(LANGUAGE_NAMES.get(v.value, v.value))
         return Out(self._("Set {key}: {value}.", key=self._(labels.SETTING[v.key]), value=value))

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from html import escape, unescape
 
-from bot import labels
 from bot.i18n import Gettext
 from bot.numbers import fmt
+from bot.render_free import free_stats, unit_title
+from bot.timezones import zone_label
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
@@ -24,7 +25,7 @@ def stats_text(_: Gettext, view: StatsView) -> str:
     lines = [f"<b>{title}</b>"]
     if view.empty:
         lines.append(_("No hands recorded yet."))
-    if view.mahjong_hands:
+    if view.mahjong_hands or view.mahjong:  # hands, or only transfers at a mahjong table
         lines.append("")
         head = _("🀄 Mahjong · {n} hand(s)", n=view.mahjong_hands)
         lines.append(f"<b>{head}</b>")
@@ -36,12 +37,13 @@ def stats_text(_: Gettext, view: StatsView) -> str:
             lines += [_pair(p) for p in pairs[:PAIRS_SHOWN]]
             if len(pairs) > PAIRS_SHOWN:
                 lines.append("  " + _("… and {n} more pair(s).", n=len(pairs) - PAIRS_SHOWN))
-    if view.k510_hands:
+    if view.k510_hands or view.k510:
         lines.append("")
         head = _("🃏 510K · {n} hand(s)", n=view.k510_hands)
         lines.append(f"<b>{head}</b>")
         for k in view.k510:
             lines += _k510(_, k)
+    lines += free_stats(_, view.free)
     if view.undone:
         lines.append("")
         lines.append(_("{n} undone hand(s) left out.", n=view.undone))
@@ -106,24 +108,30 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
 
 
 def chart_png(_: Gettext, data: ChartData) -> bytes:
-    """The chart in the chat's language as PNG (blocking: about a second; run it in a thread)."""
-    from bot.chart import render_chart  # matplotlib loads only when a chart is drawn
+    """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
+    another process, `bot.chart_process`)."""
+    from bot.chart_process import draw  # matplotlib loads only when a chart is drawn
 
-    return render_chart(
-        data,
+    return draw(data, *chart_texts(_, data))
+
+
+def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
+    """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
+    return (
         chart_title(_, data),
-        unit_titles={unit: unescape(_(msgid)) for unit, msgid in labels.UNIT.items()},
-        xlabel=unescape(_("hands played")),
-        empty=unescape(_("No hands recorded yet.")),
+        {s.unit: unescape(unit_title(_, s.unit)) for s in data.series},
+        unescape(_("hands played")),
+        unescape(_("No hands recorded yet.")),
     )
 
 
 def export_caption(_: Gettext, data: ExportData) -> str:
     """The CSV document's caption (HTML)."""
     return "📄 " + _(
-        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), UTC times; "
+        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
         "undone hands are marked, they do not count.",
         n=data.season,
-        rows=len(data.rows),
+        rows=data.count,
         hands=data.hands,
+        zone=escape(zone_label(data.tz)),
     )

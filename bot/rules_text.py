@@ -51,6 +51,17 @@ INTERPRETATIONS = (
         "Interpretation: with 死双 the sealed player's liability is doubled: another player deals "
         "in → he pays 2V; he deals in → 3V; self-draw → twice the whole self-draw total."
     ),
+    N_(
+        "Interpretation: a hand is checked against the kongs recorded in it (/gang). Refused: 门清 "
+        "when the winner made an exposed or added kong; 七对 when he made any kong (four equal "
+        "tiles in 七对 are a group, not a kong); 天胡, 地胡, 人胡 when he made any kong; 全求人 "
+        "with 门清 or with a concealed kong of his."
+    ),
+    N_(
+        "Interpretation: 门清 is said, not guessed (mq): without it a hand is scored as not "
+        "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
+        "地胡 and 人胡 are always 门清."
+    ),
 )
 
 K510_RULES = (
@@ -101,10 +112,21 @@ TABLE_RULES = (
     N_("Hands are numbered per table and season, from 1."),
 )
 
+FREE_RULES = N_(
+    "Free scoring (/new free, /s, /pay): the bot checks only the arithmetic — a round's scores "
+    "add up to 0 (one player written without a number takes the balance, players not named "
+    "score 0), amounts are exact with at most two decimals and at most 1000000, a transfer is "
+    "positive and between two different seated players. It cannot check the game itself: who "
+    "won, or whether the scores follow its rules, is the table's word. Each free game name is "
+    "its own unit in /standings and /settle; /pay moves the points of the table it is typed at."
+)
+
 
 def rules_text(_: Gettext, v: RulesView) -> str:
     on, off = _("on"), _("off")
-    lines = [_(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, *TABLE_RULES)]
+    lines = [
+        _(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES, *TABLE_RULES)
+    ]
     lines.append(
         _(
             "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
@@ -135,11 +157,18 @@ HELP = N_(
     "(B is sealed)\n"
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
     "Everyone: /undo [hand] · /standings · /history · /settle · /stats · /chart · /export · "
-    "/rules · /help\n"
-    "Admins: /reset · /seasons · /link 小李 @user · /set stake 0.5 · /set lang zh|en · "
-    "/set sisuang on|off · /set zerosum on|off"
+    "/rules · /help · /app (the Mini App)\n"
+    "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
+    "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
+    "Only commands a member types count: forwards and messages via other bots are ignored. "
+    "Posting as a channel you can record hands and read, but not take a seat."
+)
+
+
+FREE_HELP = N_(
+    "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
 )
 
 
 def help_text(_: Gettext) -> str:
-    return _(HELP)
+    return _(HELP) + "\n" + _(FREE_HELP)

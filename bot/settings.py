@@ -9,6 +9,8 @@ any case.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 from pathlib import Path
 from typing import Annotated, Any
@@ -64,6 +66,12 @@ def check_database_url(url: str) -> str:
 def check_http_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("wrong form")
+    return url
+
+
+def check_https_url(url: str) -> str:
+    if urlsplit(check_http_url(url)).scheme != "https":
         raise ValueError("wrong form")
     return url
 
@@ -151,6 +159,55 @@ class Settings(BaseSettings):
         validation_alias="JIFEN_FLOOD",
         description="N/SECONDS like 20/10, or off",
     )
+
+    app_name: str | None = Field(
+        None,
+        validation_alias="JIFEN_APP_NAME",
+        pattern=r"^[A-Za-z0-9_]{3,30}$",
+        description="the Mini App's short name from @BotFather's /newapp (3-30 of A-Z a-z 0-9 _)",
+    )
+    app_url: Annotated[str, AfterValidator(check_https_url)] | None = Field(
+        None,
+        validation_alias="JIFEN_APP_URL",
+        description="the https URL the Mini App is served at, like https://bot.example.com/app/",
+    )
+    app_listen: str = Field(
+        "0.0.0.0",
+        validation_alias="JIFEN_APP_LISTEN",
+        description="an address to listen on, like 0.0.0.0 or 127.0.0.1",
+    )
+    app_port: int = Field(
+        8080,
+        validation_alias="JIFEN_APP_PORT",
+        ge=1,
+        le=65535,
+        description="a port number from 1 to 65535",
+    )
+    app_max_age: float = Field(
+        86400.0,
+        validation_alias="JIFEN_APP_MAX_AGE",
+        gt=0,
+        le=7 * 86400,
+        allow_inf_nan=False,
+        description="seconds Telegram's launch data stays valid, more than 0 and at most 604800",
+    )
+
+    @property
+    def app_page(self) -> str | None:
+        """Where the page is: `app_url`, else /app/ on the webhook's host."""
+        if self.app_url or not self.webhook_url:
+            return self.app_url
+        parts = urlsplit(self.webhook_url)
+        return f"{parts.scheme}://{parts.netloc}/app/"
+
+    def secret_token(self) -> str:
+        """The webhook's secret: WEBHOOK_SECRET, else one derived from the token (every worker
+        of the bot derives the same; Telegram is told it with setWebhook). A webhook never runs
+        without one: a forged update could otherwise act as an anonymous admin."""
+        if self.webhook_secret:
+            return self.webhook_secret
+        token = (self.token or "").encode()
+        return hmac.new(token, b"jifen webhook secret", hashlib.sha256).hexdigest()
 
     @classmethod
     def load(cls, **overrides: Any) -> Settings:

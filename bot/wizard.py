@@ -42,6 +42,19 @@ STATE = re.compile(
 
 
 @dataclass(frozen=True)
+class Table:
+    """What the wizard asks about: the seated names and the kongs of the hand (seat 0..3,
+    kind), so that it offers nothing they contradict."""
+
+    names: tuple[str, ...]
+    kongs: tuple[tuple[int, str], ...] = ()
+
+    def kongs_of(self, winner: int) -> frozenset[str]:
+        """The kinds of kong the winner (seat 1..4) made in this hand."""
+        return frozenset(kind for seat, kind in self.kongs if seat == winner - 1)
+
+
+@dataclass(frozen=True)
 class Wizard:
     winner: int | None = None
     how: str | None = None
@@ -84,6 +97,10 @@ def decode(arg: str) -> Wizard | None:
         return None
     if pattern is not None and pattern not in PATTERNS:
         return None
+    if flags is not None and how is not None and pattern is not None:
+        shown = offered(how, pattern, int(flags))
+        if any(int(flags) >> i & 1 and f not in shown for i, f in enumerate(FLAGS)):
+            return None  # a contradiction the screens never offer
     return Wizard(
         winner=int(winner) if winner else None,
         how=how,
@@ -94,8 +111,9 @@ def decode(arg: str) -> Wizard | None:
     )
 
 
-def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
+def screen(w: Wizard, table: Table, r: Renderer) -> Out:
     """The wizard's current question and its buttons."""
+    seats = table.names
     cancel = Button(r._("Cancel"), cancel_data())
     if w.winner is None:
         rows = [
@@ -103,6 +121,7 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
         ]
         return Out(r._(N_("🀄 Who won?")), (*_rows(rows), (cancel,)))
     who = seats[w.winner - 1]
+    kongs = table.kongs_of(w.winner)
     if w.how is None:
         rows = [
             Button(
@@ -110,6 +129,7 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
                 replace(w, how=word, source=None if how.needs_discarder else "-").encode(),
             )
             for word, how in HOWS.items()
+            if not (kongs and how.always_concealed)  # won before any kong
         ]
         return Out(
             r._(N_("🀄 How did {name} win?"), name=escape(who)), (*_rows(rows, 2), (cancel,))
@@ -122,27 +142,51 @@ def screen(w: Wizard, seats: Sequence[str], r: Renderer) -> Out:
         ]
         return Out(r._(N_("🀄 Who paid?")), (*_rows(rows), (cancel,)))
     if w.pattern is None:
+        no_pairs = bool(kongs) or w.how == "gangkai"  # seven pairs hold no kong
         rows = [
             Button(r._(PATTERN[PATTERN_LABEL.get(p, p)]), replace(w, pattern=p, flags=0).encode())
             for p in PATTERNS
+            if not (no_pairs and p.startswith("qidui"))
         ]
         return Out(r._(N_("🀄 Which pattern?")), (*_rows(rows, 2), (cancel,)))
     flags = w.flags or 0
     if w.stage == "":
+        shown = offered(w.how, w.pattern, flags, kongs)
         toggles = [
             Button(
                 ("✅ " if flags >> i & 1 else "") + r._(FLAG[FLAG_LABEL[f]]),
                 replace(w, flags=flags ^ (1 << i)).encode(),
             )
             for i, f in enumerate(FLAGS)
+            if f in shown
         ]
         done = Button(r._(N_("Done")), replace(w, stage="ok").encode())
-        return Out(
-            r._(N_("🀄 Any flags? Tap to toggle, then Done.")), (*_rows(toggles), (done, cancel))
-        )
+        text = r._(N_("🀄 Any flags? Tap to toggle, then Done."))
+        if "mq" in shown:
+            text += "\n" + r._(ASK_MENQING)
+        return Out(text, (*_rows(toggles), (done, cancel)))
     text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
     record = Button(r._(N_("Record")), replace(w, stage="go").encode())
     return Out(text, ((record, cancel),))
+
+
+ASK_MENQING = N_(
+    "门清? Tap it if the hand was concealed (nothing punged or konged off a discard): "
+    "otherwise it is scored as not concealed."
+)
+
+
+def offered(
+    how: str, pattern: str, flags: int, kongs: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
+    """The flags that do not contradict the hand so far: 七对, 天胡, 地胡 and 人胡 are concealed
+    anyway and never 全求人; 门清 and 全求人 exclude each other; the winner's exposed or added
+    kong (`kongs`: his kinds) rules out 门清, his concealed one 全求人."""
+    if pattern.startswith("qidui") or HOWS[how].always_concealed:
+        return ("qys",)
+    mq = not kongs - {"an"} and not flags >> FLAGS.index("qqr") & 1
+    qqr = "an" not in kongs and not flags >> FLAGS.index("mq") & 1
+    return ("qys", *(("mq",) if mq else ()), *(("qqr",) if qqr else ()))
 
 
 def _rows(buttons: Sequence[Button], width: int = 2) -> tuple[tuple[Button, ...], ...]:

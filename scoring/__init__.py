@@ -3,6 +3,7 @@ and the ledger's words (games, units, kinds of record). Standard library only; i
 are the frozen dataclasses of the `*_model` modules."""
 
 from scoring.errors import ScoringError
+from scoring.free import FREE_ERRORS
 from scoring.games import EventKind, Game, Unit
 from scoring.k510 import (
     K510_ERRORS,
@@ -35,10 +36,11 @@ from scoring.mahjong_model import (
 from scoring.settle_up import SETTLE_UP_ERRORS, settle_up
 
 #: Every ScoringError code of the package with a short English meaning (for translations).
-ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS}
+ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS, **FREE_ERRORS}
 
 __all__ = [
     "ERROR_CODES",
+    "FREE_ERRORS",
     "K510_ERRORS",
     "MAHJONG_ERRORS",
     "SETTLE_UP_ERRORS",

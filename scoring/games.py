@@ -10,22 +10,52 @@ class Unit(StrEnum):
 
     MAHJONG = "mahjong"  # mahjong points
     K510 = "510k"  # 510K scores
+    FREE = "free"  # free points of any other game: one unit per game name (`free_unit`)
+
+    @staticmethod
+    def of(unit: str) -> Unit:
+        """The kind of a stored unit (`free:斗地主` is a free unit)."""
+        return Unit.FREE if unit.startswith(FREE_PREFIX) else Unit(unit)
+
+    @staticmethod
+    def order(unit: str) -> tuple[int, str]:
+        """Sort key of stored units: mahjong, 510K, then free games by name."""
+        return list(Unit).index(Unit.of(unit)), unit
+
+
+FREE_PREFIX = "free:"
+
+
+def free_unit(name: str) -> str:
+    """The stored unit of a free game: `free` without a name, `free:<name>` with one."""
+    return FREE_PREFIX + name if name else Unit.FREE.value
+
+
+def free_name(unit: str) -> str:
+    """The game name of a free unit ("" for the unnamed one)."""
+    return unit.removeprefix(FREE_PREFIX) if unit.startswith(FREE_PREFIX) else ""
 
 
 class Game(StrEnum):
     MAHJONG = "mahjong"
     K510 = "510k"  # four players, two teams
     K510_3 = "510k3"  # three players
+    FREE = "free"  # any other game, 2–10 players, scores typed as they are (`scoring.free`)
 
     @property
     def unit(self) -> Unit:
-        """The unit this game scores in."""
-        return Unit.MAHJONG if self is Game.MAHJONG else Unit.K510
+        """The kind of unit this game scores in (a free table's is `free_unit(its name)`)."""
+        return {Game.MAHJONG: Unit.MAHJONG, Game.FREE: Unit.FREE}.get(self, Unit.K510)
 
     @property
     def seats(self) -> int:
-        """How many players the game needs."""
-        return 3 if self is Game.K510_3 else 4
+        """How many players the game needs (a free game: at most)."""
+        return {Game.K510_3: 3, Game.FREE: 10}.get(self, 4)
+
+    @property
+    def min_seats(self) -> int:
+        """How many players the game needs at least."""
+        return 2 if self is Game.FREE else self.seats
 
 
 class EventKind(StrEnum):
@@ -33,6 +63,7 @@ class EventKind(StrEnum):
 
     HAND = "hand"  # a mahjong hand, a drawn hand, or a 510K report
     KONG = "kong"  # a mahjong kong, paid when the hand ends
+    PAY = "pay"  # a transfer between two players (/pay), at any table
     UNDO = "undo"  # reverts one earlier record (named by its id)
 
     @property

@@ -44,6 +44,22 @@ MAHJONG_ERRORS: Final[dict[str, str]] = {
     "multi_win_discarder": N_("several winners must win on the same discard"),
     "multi_win_same_winner": N_("a player appears twice among the winners"),
     "sealed_winner": N_("a sealed player cannot win in the same hand"),
+    "kong_menqing": N_(
+        "门清 was given, but the winner made an exposed or added kong in this hand (/gang ming or "
+        "bu): a hand with an exposed kong is not concealed. Leave out mq."
+    ),
+    "kong_qidui": N_(
+        "七对 was given, but the winner made a kong in this hand (/gang): seven pairs hold no "
+        "kong. Four equal tiles in 七对 are a group (qidui1…qidui3), not a kong."
+    ),
+    "kong_special": N_(
+        "天胡, 地胡 and 人胡 are won on the first tiles, before any kong, but the winner made a "
+        "kong in this hand (/gang)."
+    ),
+    "kong_quanqiuren": N_(
+        "全求人 was given, but the winner made a concealed kong in this hand (/gang an): 全求人 "
+        "has every meld from the others."
+    ),
 }
 
 _GANGKAI, _QIANGGANG = WinType.GANGKAI, WinType.QIANGGANG
@@ -81,6 +97,7 @@ def check_win(win: Win, dealer: int) -> None:
     """One winner's clause is consistent (`dealer` is the hand's dealer)."""
     _seat(dealer, "dealer")
     _check_win(win, dealer)
+    _check_own_kongs(win, win.chain_kongs)
 
 
 def _check_win(win: Win, dealer: int) -> None:
@@ -247,6 +264,7 @@ def check_hand(hand: MahjongHand) -> None:
         _check_win(win, dealer)
     if len(wins) > 1:
         _check_several(wins, dealer)
+    _check_kongs_of_winners(hand)
 
 
 def _check_several(wins: tuple[Win, ...], dealer: int) -> None:
@@ -281,3 +299,52 @@ def _check_several(wins: tuple[Win, ...], dealer: int) -> None:
                 seat=win.sealed,
                 by=win.winner,
             )
+
+
+def winners_kongs(hand: MahjongHand, win: Win) -> tuple[Kong, ...]:
+    """The kongs `win`'s winner made in this hand: those settling with it and his 杠上花 chain
+    (a 抢杠 chain is the robbed player's)."""
+    return tuple(k for k in (*hand.kongs, *win.chain_kongs) if k.konger == win.winner)
+
+
+def _check_kongs_of_winners(hand: MahjongHand) -> None:
+    """Each win agrees with the kongs its winner made in this hand. An exposed or added kong is
+    not 门清; seven pairs hold no kong; 天胡, 地胡 and 人胡 come before any kong; 全求人 has no
+    concealed kong."""
+    for win in hand.wins:
+        _check_own_kongs(win, winners_kongs(hand, win))
+
+
+def _check_own_kongs(win: Win, kongs: tuple[Kong, ...]) -> None:
+    kinds = {k.kind for k in kongs if k.konger == win.winner}
+    if kinds:
+        code = _kong_contradiction(win, kinds)
+        if code is not None:
+            raise ScoringError(
+                code,
+                f"{win.how} win of seat {win.winner} contradicts his kongs ({sorted(kinds)})",
+                seat=win.winner,
+            )
+
+
+def _kong_contradiction(win: Win, kinds: set[KongKind]) -> str | None:
+    if win.how.always_concealed:
+        return "kong_special"
+    if win.pattern == _QIDUI:
+        return "kong_qidui"
+    if win.menqing and kinds - {_AN}:
+        return "kong_menqing"
+    if win.quanqiuren and _AN in kinds:
+        return "kong_quanqiuren"
+    return None
+
+
+def menqing_unsaid(hand: MahjongHand, win: Win) -> bool:
+    """门清 was not given though nothing rules it out (no exposed or added kong of the winner,
+    not 七对/天胡/地胡/人胡, which are concealed anyway, not 全求人 or 封胡): the hand was scored
+    as not concealed, which may be a slip."""
+    if win.menqing or win.quanqiuren or win.sealed is not None:
+        return False
+    if win.how.always_concealed or win.pattern == _QIDUI:
+        return False
+    return all(k.kind == _AN for k in winners_kongs(hand, win))

@@ -13,11 +13,12 @@ from service.unit import Tx
 from storage.gateway import chats, tables
 
 K510_GAMES = (Game.K510, Game.K510_3)
+ADMIN_ONLY = N_("Only group admins can do that.")
 
 
 def require_admin(tx: Tx) -> None:
     if not tx.ctx.is_admin:
-        raise Forbidden(N_("Only group admins can do that."))
+        raise Forbidden(ADMIN_ONLY)
 
 
 def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
@@ -30,7 +31,8 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     chats.archive_season(tx.db, old.id)
     tx.season = chats.open_season(tx.db, tx.chat.id, old.number + 1)
     tables.move_open_tables(tx.db, tx.chat.id, tx.season.id)  # seats and dealer stay
-    return ResetDone(archived=old.number, new=tx.season.number)
+    last = chats.last_hand_no(tx.db, old.id)
+    return ResetDone(archived=old.number, new=tx.season.number, last_hand=last)
 
 
 def set_option(tx: Tx, req: SetOption) -> SettingChanged:
@@ -40,6 +42,8 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
         chat.stake = Fraction(Decimal(req.value)) or None
     elif req.key is Setting.LANG:
         chat.lang = req.value
+    elif req.key is Setting.TZ:
+        chat.tz = req.value
     else:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES

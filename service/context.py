@@ -7,10 +7,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Actor:
-    user_id: int | None  # None: an anonymous admin writing as the chat
+    user_id: int | None  # None: an anonymous admin writing as the chat, or a channel
     name: str
     username: str | None = None
     language: str | None = None  # Telegram's language_code
+    channel_id: int | None = None  # a member posting as this channel: records, never sits
+
+    @property
+    def recorder_id(self) -> int | None:
+        """Who a record is attributed to: the user, or the channel (None: anonymous admin)."""
+        return self.user_id if self.user_id is not None else self.channel_id
 
 
 @dataclass(frozen=True)

@@ -9,19 +9,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, insight, k510, ledger, mahjong, tables, views
+from service import admin, free, glance, identity, insight, k510, ledger, mahjong, tables, views
 from service.context import Ctx
 from service.errors import N_
-from service.replies import HelpView, Info, Recorded, Reply
+from service.replies import HandView, HelpView, Info, Recorded, Reply
 from service.requests import (
     Chart,
+    Claim,
     Export,
     Gang,
     Help,
@@ -31,10 +32,12 @@ from service.requests import (
     Link,
     Liuju,
     NewTable,
+    Pay,
     Report,
     Request,
     Reset,
     Rules,
+    Score,
     Seasons,
     Seats,
     SetDealer,
@@ -44,10 +47,11 @@ from service.requests import (
     Standings,
     Stats,
     Undo,
+    Unlink,
 )
 from service.unit import Tx
-from storage.db import read_transaction, write_transaction
-from storage.gateway import chats
+from storage.db import read_transaction, write_transaction, writer
+from storage.gateway import app_links, chat_move, chats
 from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit
 from storage.sql import Sql
@@ -58,16 +62,21 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Seats: tables.seats,
     SetDealer: tables.set_dealer,
     Link: tables.link,
+    Unlink: identity.unlink,
+    Claim: identity.claim,
     Gang: mahjong.gang,
     Hu: mahjong.hu,
     Liuju: mahjong.liuju,
     Report: k510.report,
+    Score: free.score,
+    Pay: free.pay,
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,
 }
 
 
+T = TypeVar("T")
 KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
 PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids, per process
 
@@ -109,6 +118,13 @@ class Service:
             lambda conn: self._apply(conn, ctx, request, use_case)
         )
 
+    async def write(self, work: Callable[[Sql], T]) -> T:
+        """A write of the bot's own (its outbox), in its own transaction; on SQLite it joins
+        the group commit (worker threads waiting for SQLite's lock would starve the commit)."""
+        if self._group_commit is None:
+            return await asyncio.to_thread(self._transactions.run, lambda conn: work(Sql(conn)))
+        return await self._group_commit.submit(lambda conn: work(Sql(conn)))
+
     def close(self) -> None:
         """Release the group commit's connection (the bot is stopping)."""
         if self._group_commit is not None:
@@ -120,10 +136,46 @@ class Service:
             chat = chats.get_chat(db, chat_id)
             return chat.lang if chat else None
 
-    def move_chat(self, old_id: int, new_id: int) -> None:
-        """Group → supergroup migration: the chat's records follow it to the new id."""
+    def move_chat(self, old_id: int, new_id: int) -> str:
+        """Group → supergroup migration: the chat's records follow it to the new id, merged
+        with any the new id has already (see `storage.gateway.chat_move`)."""
         with write_transaction(self.engine) as db:
-            chats.move_chat(db, old_id, new_id)
+            return chat_move.move_chat(db, old_id, new_id)
+
+    def try_out(self, ctx: Ctx, request: Request) -> Answer:
+        """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`
+        (the Mini App checks each tap with it). Nothing is kept."""
+        use_case = WRITES[type(request)]
+        with writer(self.engine).connect() as conn:
+            transaction = conn.begin()
+            try:
+                return self._apply(conn, replace(ctx, update_id=None), request, use_case)
+            finally:
+                transaction.rollback()
+
+    def app_token(self, chat_id: int, thread_id: int) -> str:
+        """The Mini App's token of a chat (and forum topic), made on first use."""
+        with write_transaction(self.engine) as db:
+            chats.lock_chat(db, chat_id)
+            return app_links.token_for(db, chat_id, thread_id)
+
+    def app_place(self, token: str) -> tuple[int, int] | None:
+        """The (chat id, thread id) a Mini App token opens, or None."""
+        with read_transaction(self.engine) as db:
+            return app_links.place_of(db, token)
+
+    def balance_curves(
+        self, chat_id: int, season: int | None, cache: glance.CurveCache
+    ) -> tuple[glance.Curves, ...]:
+        """The season's balances hand by hand, sampled (`service.glance`); ServiceError when
+        there is no such season."""
+        with read_transaction(self.engine) as db:
+            return glance.balance_curves(db, chat_id, season, cache)
+
+    def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
+        """The open table's kongs of the current hand (`service.glance`)."""
+        with read_transaction(self.engine) as db:
+            return glance.pending_kongs(db, chat_id, thread_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
@@ -132,7 +184,7 @@ class Service:
         self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         db = Sql(conn)
-        chat = chats.lock_chat(db, ctx.chat_id)
+        chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
         season = chats.current_season(db, chat.id, create=True)
         assert season is not None
@@ -157,7 +209,11 @@ class Service:
         event = book.event_by_id(tx.db, event_id) if event_id is not None else None
         if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
             return Info(N_("Already done."))
-        return Recorded(view=ledger.hand_views(tx.db, [event])[0], repeated=True)
+        archived = None
+        if event.season_id != tx.season.id:  # a /reset came in between: say where it went
+            archived = chats.season_number(tx.db, event.season_id)
+        view = ledger.hand_views(tx.db, [event])[0]
+        return Recorded(view=view, repeated=True, archived_season=archived)
 
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with read_transaction(self.engine) as db:
@@ -195,4 +251,6 @@ class Service:
         season = chats.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        return tables.show_players(Tx(db, chat, season, ctx), request)
+        tx = Tx(db, chat, season, ctx)
+        view = tables.show_players(tx, request)
+        return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

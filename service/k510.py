@@ -19,6 +19,7 @@ from service.requests import Report
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
+from storage.gateway import stats
 from storage.rows import PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.K510
@@ -55,6 +56,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
+    stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
 
 

@@ -11,7 +11,7 @@ from service.replies import HandView, Info, Payment, UndoAsk, Undone
 from service.requests import Undo
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import players, tables
+from storage.gateway import players, stats, tables
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 from storage.sql import Sql
 
@@ -95,7 +95,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
         game=target.game,
         text=tx.ctx.text,
         data={"target": target.id, "hand_no": target.hand_no},
-        recorded_by=tx.ctx.actor.user_id,
+        recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = record.id
@@ -109,6 +109,8 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
+    if target.kind == EventKind.HAND:
+        stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
     dealer = None
     if (
         newest
@@ -193,7 +195,7 @@ def record(tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any]) -> Ev
         game=table.game,
         text=tx.ctx.text,
         data=data,
-        recorded_by=tx.ctx.actor.user_id,
+        recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = event.id

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from scoring import ERROR_CODES, PendingKongs
 from scoring.errors import ScoringError
 from scoring.games import EventKind, Game, Unit
 from scoring.mahjong import settle_hand
+from scoring.mahjong_checks import menqing_unsaid
 from scoring.mahjong_model import (
     HandValue,
     Kong,
@@ -25,12 +27,12 @@ from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.records import as_record
-from service.replies import Recorded
+from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import tables
+from storage.gateway import stats, tables
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
@@ -94,11 +96,13 @@ def _settle(
     book.add_transfers(
         tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
     )
+    stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
-    return Recorded(view=view, dealer=people[result.next_dealer].name)
+    unsaid = tuple(people[w.winner].name for w in wins if menqing_unsaid(hand, w))
+    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
 
 
 def _win(
@@ -172,6 +176,15 @@ def _gangkai_chain(
             n=n,
         )
     return chain
+
+
+def with_kongs(tx: Tx, view: TableView) -> TableView:
+    """A mahjong table's view with the kongs recorded in the hand being played."""
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    if table is None or view.game != Game.MAHJONG or None in view.seats:
+        return view
+    kongs = tuple((k.konger, k.kind.value) for _, k in _pending_kongs(tx, table))
+    return replace(view, kongs=kongs)
 
 
 def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service import names
 from service.errors import N_, ServiceError
 from service.requests import PlayerRef, RefKind
 from service.unit import Tx
 from storage.gateway import players
 from storage.rows import PlayerRow, TableRow
-
-MAX_NAME = 32
 
 
 def display(ref: PlayerRef) -> str:
@@ -19,28 +18,54 @@ def display(ref: PlayerRef) -> str:
 
 def sender(tx: Tx) -> PlayerRow:
     """The sender's player in this chat, created on first sight; name kept current. A guest
-    linked to the sender's @username, or else the one guest of the same name (seated by
-    `/seats` before the person spoke), becomes the sender's player."""
+    linked to the sender's @username (`/link`, `/seats @user`) becomes the sender's player; a
+    guest of the same name does not (only `/join <guest>`'s "I am" button or `/link` does)."""
     actor = tx.ctx.actor
+    if actor.channel_id is not None:
+        raise ServiceError(
+            N_(
+                "You are writing as the channel {channel}: a channel cannot take a seat. "
+                "Write as yourself to sit down, or name the player:"
+            ),
+            usage="/join 小李",
+            channel=actor.name,
+        )
     if actor.user_id is None:
         raise ServiceError(N_("Anonymous admins cannot take a seat; name the player instead."))
-    name, username = actor.name[:MAX_NAME], actor.username
+    username = actor.username
+    name = names.member_name(actor.name, username, actor.user_id)
     player = players.player_of_user(tx.db, tx.chat.id, actor.user_id)
-    if player is None:
-        guests = players.guests_where(tx.db, tx.chat.id, username=username or "", name=name)
-        linked = [g for g in guests if username and (g.username or "").lower() == username.lower()]
-        named = [g for g in guests if g.name.lower() == name.lower()]
-        player = linked[0] if linked else named[0] if len(named) == 1 else None
+    if player is None and username:
+        linked = players.guests_where(tx.db, tx.chat.id, username=username)
+        player = linked[0] if linked else None
     if player is None:
         return players.add_player(tx.db, tx.chat.id, name, actor.user_id, username)
     before = (player.name, player.user_id, player.username)
-    if player.user_id is None:
-        player.user_id, player.username = actor.user_id, username  # a linked guest keeps its name
+    if player.user_id is None:  # a linked guest keeps its name, unless it was only "@user"
+        player.user_id, player.username = actor.user_id, username
+        if player.name.casefold() == f"@{username}".casefold():
+            player.name = name
     else:
         player.name, player.username = name, username
     if (player.name, player.user_id, player.username) != before:
         players.save_player(tx.db, player)
     return player
+
+
+def require_distinct(seated: Sequence[PlayerRow]) -> None:
+    """Refuse a table where two players' names look the same (`Alice` and `Аlice`)."""
+    seen: dict[str, PlayerRow] = {}
+    for player in seated:
+        other = seen.setdefault(names.skeleton(player.name), player)
+        if other.id != player.id:
+            raise ServiceError(
+                N_(
+                    "'{name}' looks the same as '{other}' at this table: players need names "
+                    "that tell them apart. Seat the guest under another name."
+                ),
+                name=player.name,
+                other=other.name,
+            )
 
 
 def seated(tx: Tx, table: TableRow) -> list[PlayerRow]:
@@ -81,15 +106,20 @@ def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()
         return [i for i, p in enumerate(players) if (p.username or "").casefold() == want]
-    want = ref.value.casefold()
+    want = names.clean(ref.value).casefold()
     exact = [i for i, p in enumerate(players) if p.name.casefold() == want]
     if exact:
         return exact
-    return [i for i, p in enumerate(players) if p.name.casefold().startswith(want)]
+    alike = [i for i, p in enumerate(players) if names.skeleton(p.name) == names.skeleton(want)]
+    if alike:
+        return alike
+    return [i for i, p in enumerate(players) if want and p.name.casefold().startswith(want)]
 
 
 def find_or_add(tx: Tx, ref: PlayerRef) -> PlayerRow:
-    """A chat member or guest by reference (for seating); unknown names become guests."""
+    """A chat member or guest by reference (for seating); unknown names become guests. An
+    @username is the member with that username, else its own guest (one per username, reused,
+    linked to the person when they first speak)."""
     if ref.kind is RefKind.ME:
         return sender(tx)
     if ref.kind is RefKind.SEAT:
@@ -99,12 +129,27 @@ def find_or_add(tx: Tx, ref: PlayerRef) -> PlayerRow:
     known = players.players_of_chat(tx.db, tx.chat.id)
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()
-        for p in known:
-            if (p.username or "").casefold() == want:
-                return p
-        return players.add_player(tx.db, tx.chat.id, "@" + ref.value)
-    want = ref.value.casefold()
+        by_username = [p for p in known if (p.username or "").casefold() == want]
+        members = [p for p in by_username if p.user_id is not None]
+        if members or by_username:
+            return (members or by_username)[0]
+        return players.add_player(tx.db, tx.chat.id, "@" + ref.value, None, ref.value)
+    name = guest_name(ref.value)
     for p in known:
-        if p.name.casefold() == want:
+        if p.name.casefold() == name.casefold():
             return p
-    return players.add_player(tx.db, tx.chat.id, ref.value[:MAX_NAME])
+    actor = tx.ctx.actor
+    if actor.user_id is not None and names.clean(actor.name).casefold() == name.casefold():
+        return sender(tx)  # the sender's own name, not taken by anyone: the sender
+    return players.add_player(tx.db, tx.chat.id, name)
+
+
+def guest_name(typed: str) -> str:
+    """A guest's name as typed, cleaned; refused when nothing visible is left."""
+    name = names.clean(typed)
+    if not name:
+        raise ServiceError(
+            N_("That name has no visible letters. Give the guest a name people can read:"),
+            usage="/join 小李",
+        )
+    return name

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from scoring.games import Game, Unit
 from service.requests import NewTable
 
 
@@ -67,6 +66,9 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
+    totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
+    not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
+    archived_season: int | None = None  # the hand's season, when it is no longer the current one
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class TableView:
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
     left: tuple[str, ...] = ()  # opened: the replaced table's players who found no seat
+    name: str = ""  # a free game's name
+    kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
+    claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
 
 
 @dataclass(frozen=True)
@@ -114,9 +119,33 @@ class UndoAsk:
 
 
 @dataclass(frozen=True)
+class Claimable:
+    """A guest the member who seated it may become (a button only that member can press)."""
+
+    player_id: int
+    user_id: int
+    name: str  # the guest's
+
+
+@dataclass(frozen=True)
 class Linked:
     guest: str
     username: str
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A member became a guest: its seat and balance are theirs now."""
+
+    name: str
+    member: str  # the member's own (Telegram) name, so the table sees who it was
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """A player is a guest again: nobody's account (`/unlink`)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -131,6 +160,7 @@ class StandingsView:
 class HistoryView:
     season: int
     hands: tuple[HandView, ...]
+    tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
 
 
 @dataclass(frozen=True)
@@ -163,6 +193,8 @@ class ResetAsk:
 class ResetDone:
     archived: int
     new: int
+    last_hand: int | None = None  # this table's last hand of the archived season (one typed
+    # meanwhile shows); the new season numbers the table's hands from 1 again
 
 
 @dataclass(frozen=True)
@@ -232,6 +264,24 @@ class K510Line:
 
 
 @dataclass(frozen=True)
+class FreeLine:
+    name: str
+    rounds: int
+    wins: int  # rounds scored above 0
+    biggest: Fraction | None  # the best round; None: no round won
+    net: Fraction  # the balance in the unit (equals /standings)
+
+
+@dataclass(frozen=True)
+class FreeSection:
+    """One free game's statistics (its unit: `free` or `free:<name>`)."""
+
+    unit: str
+    rounds: int
+    lines: tuple[FreeLine, ...]  # best balance first
+
+
+@dataclass(frozen=True)
 class StatsView:
     season: int
     archived: bool
@@ -241,10 +291,12 @@ class StatsView:
     k510_hands: int
     k510: tuple[K510Line, ...]
     undone: int  # undone hands, left out
+    free: tuple[FreeSection, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.mahjong_hands and not self.k510_hands
+        # transfers count too: a table with only transfers has lines but no hands
+        return not (self.mahjong_hands or self.mahjong or self.k510_hands or self.k510 or self.free)
 
 
 @dataclass(frozen=True)
@@ -255,9 +307,21 @@ class ChartLine:
 
 @dataclass(frozen=True)
 class ChartSeries:
-    unit: str  # "mahjong" | "510k"
-    hand_nos: tuple[int, ...]  # the live hands of the game, in order
+    """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
+
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    hand_nos: tuple[int, ...]  # the hands or transfers after which a balance is kept
     lines: tuple[ChartLine, ...]  # best final balance first
+    at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
+    played: int | None = None  # live hands of the game; None = len(hand_nos)
+
+    @property
+    def xs(self) -> tuple[int, ...]:
+        return self.at or tuple(range(len(self.hand_nos) + 1))
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_nos) if self.played is None else self.played
 
 
 @dataclass(frozen=True)
@@ -272,40 +336,39 @@ class ChartData:
 
     @property
     def hands(self) -> int:
-        return sum(len(s.hand_nos) for s in self.series)
+        return sum(s.hands for s in self.series)
 
 
 @dataclass(frozen=True)
 class ExportRow:
     at: datetime  # UTC
     hand_no: int | None
-    game: str  # "mahjong" | "510k" | "510k3"
-    payer: str | None  # None: the table (510K)
+    game: str  # "mahjong" | "510k" | "510k3" | "free"
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    payer: str | None  # None: the table (510K, free rounds)
     payee: str | None
-    amount: Fraction
-    reason: str  # "win" | "sealed" | "kong" | "score"
+    amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
+    reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
     recorded_by: str
     undone: bool
     event_id: int = 0  # tells hands apart: their numbers count per table
 
-    @property
-    def unit(self) -> Unit:
-        return Game(self.game).unit
-
 
 @dataclass(frozen=True)
 class ExportData:
+    """A season's ledger: `rows` streams it from the database each time it is iterated (in
+    a read of its own, bounded to the hands counted here), never all in memory."""
+
     season: int
     archived: bool
-    rows: tuple[ExportRow, ...]  # hand by hand, payments in recorded order
+    rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
+    count: int  # rows
+    hands: int  # hands with at least one payment, undone ones too
+    tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
     def filename(self) -> str:
         return f"jifen-season-{self.season}.csv"
-
-    @property
-    def hands(self) -> int:
-        return len({r.event_id for r in self.rows})
 
 
 Reply = (
@@ -316,6 +379,8 @@ Reply = (
     | Undone
     | TableView
     | Linked
+    | Claimed
+    | Unlinked
     | StandingsView
     | HistoryView
     | SettleView

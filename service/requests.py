@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
 
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
@@ -30,6 +31,7 @@ class NewTable:
     zerosum: bool | None = None
     confirm: bool = False  # replace an open table that has players seated
     replaces: int | None = None  # a confirm button's table: stale once another replaced it
+    name: str = ""  # a free game's name (`/new free 斗地主`)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,16 @@ class ShowPlayers:
 class Link:
     guest: str
     user: PlayerRef  # a USERNAME ref (or ME)
+
+
+@dataclass(frozen=True)
+class Unlink:
+    player: str  # the name of a player linked to a Telegram account
+
+
+@dataclass(frozen=True)
+class Claim:
+    player_id: int  # the guest the sender says they are ("I am" button of /join <guest>)
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,28 @@ class Report:
 
     entries: tuple[ReportEntry, ...]
     out: tuple[PlayerRef, ...]
+
+
+@dataclass(frozen=True)
+class ScoreEntry:
+    player: PlayerRef
+    amount: Fraction | None  # None: the balancing amount
+
+
+@dataclass(frozen=True)
+class Score:
+    """`/s 老王+30 小李-10 阿张`: one round of a free game."""
+
+    entries: tuple[ScoreEntry, ...]
+
+
+@dataclass(frozen=True)
+class Pay:
+    """`/pay 老王 小李 5`: a transfer between two players, at any table."""
+
+    payer: PlayerRef
+    payee: PlayerRef
+    amount: Fraction
 
 
 @dataclass(frozen=True)
@@ -174,17 +208,24 @@ class Seasons:
     pass
 
 
+@dataclass(frozen=True)
+class OpenApp:
+    """`/app`: the Mini App's link for this chat (answered by the bot, not the service)."""
+
+
 class Setting(StrEnum):
     STAKE = "stake"
     LANG = "lang"
     SISUANG = "sisuang"
     ZEROSUM = "zerosum"
+    TZ = "tz"
 
 
 @dataclass(frozen=True)
 class SetOption:
     key: Setting
-    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off"
+    value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
+    # tz an IANA zone name as zoneinfo spells it
 
 
 Request = (
@@ -194,10 +235,14 @@ Request = (
     | SetDealer
     | ShowPlayers
     | Link
+    | Unlink
+    | Claim
     | Gang
     | Hu
     | Liuju
     | Report
+    | Score
+    | Pay
     | Undo
     | Standings
     | History
@@ -210,4 +255,5 @@ Request = (
     | Reset
     | Seasons
     | SetOption
+    | OpenApp
 )

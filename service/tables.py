@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from scoring.games import EventKind, Game
+from service import identity
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
+from service.free_names import season_spelling
 from service.replies import Linked, NewAsk, TableView
 from service.requests import (
     Join,
@@ -22,16 +24,16 @@ from storage.gateway import ledger as book
 from storage.gateway import players, tables
 from storage.rows import TableRow
 
-CAPACITY = {Game.MAHJONG: 4, Game.K510: 4, Game.K510_3: 3}
-USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon]"
+USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon] | /new free [name]"
 
 
 def capacity(table: TableRow) -> int:
-    return CAPACITY[Game(table.game)]
+    """The most players the table seats."""
+    return Game(table.game).seats
 
 
 def seats_usage(cap: int) -> str:
-    return "/seats " + " ".join("ABCD"[:cap])
+    return "/seats " + (" ".join("ABCD"[:cap]) if cap <= 4 else "A B [C …]")
 
 
 def require_table(tx: Tx, *games: Game) -> TableRow:
@@ -44,12 +46,13 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
             wanted="/".join(g.value for g in games),
             game=table.game,
         )
-    if len(table.seats) < capacity(table):
+    need = Game(table.game).min_seats
+    if len(table.seats) < need:
         raise ServiceError(
             N_("The table has {n} of {cap} players. Sit down with /join, or set all seats:"),
             usage=seats_usage(capacity(table)),
             n=len(table.seats),
-            cap=capacity(table),
+            cap=need,
         )
     return table
 
@@ -58,7 +61,8 @@ def view(
     tx: Tx, table: TableRow, event: str, who_: str = "", left: tuple[str, ...] = ()
 ) -> TableView:
     names = [p.name for p in who.seated(tx, table)]
-    seats = tuple(names) + (None,) * (capacity(table) - len(names))
+    shown = max(len(names), Game(table.game).min_seats)  # a free table shows its empty minimum
+    seats = tuple(names) + (None,) * (shown - len(names))
     dealer = None
     if table.game == Game.MAHJONG and len(names) == capacity(table):
         dealer = names[table.dealer]
@@ -72,6 +76,7 @@ def view(
         event=event,
         who=who_,
         left=left,
+        name=table.name,
     )
 
 
@@ -85,7 +90,7 @@ def new_table(tx: Tx, req: NewTable) -> TableView | NewAsk:
     if req.replaces is not None and (old is None or req.replaces != old.id):
         raise ServiceError(N_("The table changed since this was asked; ask again with /new."))
     names = [p.name for p in who.seated(tx, old)] if old is not None else []
-    kept = names[: CAPACITY[req.game]]
+    kept = names[: req.game.seats]
     if old is not None and not req.confirm:
         kongs = len(pending_kongs(tx, old))
         marathon = old.marathon and _marathon_running(tx, old)
@@ -109,6 +114,7 @@ def new_table(tx: Tx, req: NewTable) -> TableView | NewAsk:
         marathon=req.marathon,
         sisuang=tx.chat.sisuang if req.sisuang is None else req.sisuang,
         zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
+        name=season_spelling(tx, req.name) if req.name else "",
     )
     if old is not None and kept:
         table.seats = old.seats[: len(kept)]
@@ -157,14 +163,23 @@ def join(tx: Tx, req: Join) -> TableView:
             N_("The table is full. Change the seating with:"), usage="/seats A B C D"
         )
     table.seats = [*table.seats, player.id]
+    who.require_distinct(who.seated(tx, table))
     tables.set_seats(tx.db, table)
-    return view(tx, table, "joined", player.name)
+    joined = view(tx, table, "joined", player.name)
+    guest = player if req.guest is not None else identity.guest_like(tx, player)
+    return identity.offer_claim(tx, joined, guest)
 
 
 def seats(tx: Tx, req: Seats) -> TableView:
     table = _open(tx)
     cap = capacity(table)
-    if len(req.names) != cap:
+    if Game(table.game) is Game.FREE and not 2 <= len(req.names) <= cap:
+        raise ServiceError(
+            N_("A free table seats 2 to 10 players; {n} were given."),
+            usage=seats_usage(cap),
+            n=len(req.names),
+        )
+    if Game(table.game) is not Game.FREE and len(req.names) != cap:
         raise ServiceError(
             N_("{game} needs exactly {cap} players in seat order; {n} were given."),
             usage=seats_usage(cap),
@@ -177,6 +192,7 @@ def seats(tx: Tx, req: Seats) -> TableView:
     if len(set(ids)) != len(ids):
         raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
     _keep_kongers(tx, table, ids)
+    who.require_distinct(chosen)
     table.seats = ids
     table.dealer = 0
     tables.set_seats(tx.db, table)

@@ -54,7 +54,7 @@ def balances_by_unit(db: Sql, season: SeasonRow) -> dict[str, list[tuple[str, Fr
 def standings(db: Sql, chat_id: int, thread_id: int, req: Standings) -> StandingsView:
     season = season_for(db, chat_id, req.season)
     by_unit = balances_by_unit(db, season)
-    sections = tuple((u.value, tuple(by_unit[u])) for u in Unit if u in by_unit)
+    sections = tuple((u, tuple(by_unit[u])) for u in sorted(by_unit, key=Unit.order))
     return StandingsView(
         season=season.number,
         archived=season.archived_at is not None,
@@ -81,7 +81,14 @@ def _marathon_progress(db: Sql, chat_id: int, thread_id: int, season: SeasonRow)
 def history(db: Sql, chat_id: int, req: History) -> HistoryView:
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
-    return HistoryView(season=season.number, hands=tuple(hand_views(db, events)))
+    hands = tuple(hand_views(db, events))
+    return HistoryView(season=season.number, hands=hands, tz=chat_zone(db, chat_id))
+
+
+def chat_zone(db: Sql, chat_id: int) -> str:
+    """The chat's time zone (/set tz), UTC for a chat not seen yet."""
+    chat = chats.get_chat(db, chat_id)
+    return "UTC" if chat is None else chat.tz
 
 
 def settle(db: Sql, chat_id: int, req: Settle) -> SettleView:
@@ -90,13 +97,11 @@ def settle(db: Sql, chat_id: int, req: Settle) -> SettleView:
     chat = chats.get_chat(db, chat_id)
     by_unit = balances_by_unit(db, season)
     sections = []
-    for unit in Unit:  # in the order sections are shown
-        lines = by_unit.get(unit)
-        if not lines:
-            continue
+    for unit in sorted(by_unit, key=Unit.order):  # in the order sections are shown
+        lines = by_unit[unit]
         average = sum((a for _, a in lines), Fraction(0)) / len(lines)
         plan = settle_up({name: amount - average for name, amount in lines})
-        sections.append((unit.value, tuple(plan)))
+        sections.append((unit, tuple(plan)))
     return SettleView(
         season=season.number, sections=tuple(sections), stake=chat.stake if chat else None
     )

@@ -7,9 +7,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
-from sqlmodel import create_engine
 
 from storage.sql import Sql
 

@@ -97,9 +97,16 @@ class GroupCommit:
             self._drain = None
 
     async def _commit(self, batch: list[_Job[Any]]) -> None:
-        connection = self._writer_connection()
-        driver = connection.connection.driver_connection
-        assert driver is not None
+        try:
+            # Connecting may fail too (a full disk, a lost file): every job must still settle.
+            connection = self._writer_connection()
+            driver = connection.connection.driver_connection
+            assert driver is not None
+        except Exception as err:
+            for job in batch:
+                job.error = err
+                job.settle()
+            return
         try:
             await _begin(connection, driver)
             for job in batch:

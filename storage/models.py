@@ -41,7 +41,8 @@ class Chat(SQLModel, table=True):
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
     next_hand_no: int = Field(
         sa_column_kwargs=sql_default("1")
-    )  # unused since 0005: hands are numbered per table
+    )  # unused since 0011: hands are numbered per table
+    tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 
 
@@ -88,6 +89,7 @@ class GameTable(SQLModel, table=True):
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     season_id: int = Field(foreign_key="season.id")
     game: str  # scoring.games.Game
+    name: str = Field(sa_column_kwargs=sql_default("''"))  # a free game's name ("" for none)
     marathon: bool = Field(sa_column_kwargs=OFF)
     sisuang: bool = Field(sa_column_kwargs=OFF)
     zerosum: bool = Field(sa_column_kwargs=OFF)
@@ -158,3 +160,111 @@ class ProcessedUpdate(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
     processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+
+
+class ChatMove(SQLModel, table=True):
+    """A group that became a supergroup: writes for the old id go to the new one."""
+
+    __tablename__ = "chat_move"
+
+    old_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    new_id: int = Field(sa_type=BigInteger)
+    moved_at: datetime = Field(sa_column_kwargs=NOW)
+
+
+# --- /stats, kept up to date as hands are recorded and undone (revision 0005) ---------------
+
+
+class StatPlayer(SQLModel, table=True):
+    """A player's counters in a season and unit (`scoring.hand_stats`): what /stats shows
+    besides the net (the balance). A recorded hand adds to them, its undo subtracts."""
+
+    __tablename__ = "stat_player"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    hands: int = Field(sa_column_kwargs=sql_default("0"))
+    wins: int = Field(sa_column_kwargs=sql_default("0"))
+    self_draws: int = Field(sa_column_kwargs=sql_default("0"))
+    deal_ins: int = Field(sa_column_kwargs=sql_default("0"))
+    first_out: int = Field(sa_column_kwargs=sql_default("0"))
+    results: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatWin(SQLModel, table=True):
+    """How many of a player's live wins of a unit in a season (mahjong wins, free rounds won)
+    were worth `value` (a multiset: biggest and average follow, and an undo takes exactly one
+    away)."""
+
+    __tablename__ = "stat_win"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    value: Fraction = Field(sa_type=FractionType, primary_key=True)
+    times: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatPair(SQLModel, table=True):
+    """How many live mahjong payments of `value` went from payer to payee in a season (a
+    multiset, so no row is read before it is written): head-to-head."""
+
+    __tablename__ = "stat_pair"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    payer_id: int = Field(foreign_key="player.id", primary_key=True)
+    payee_id: int = Field(foreign_key="player.id", primary_key=True)
+    value: Fraction = Field(sa_type=FractionType, primary_key=True)
+    times: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class StatHands(SQLModel, table=True):
+    """A season's live and undone hands of a unit."""
+
+    __tablename__ = "stat_hands"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    live: int = Field(sa_column_kwargs=sql_default("0"))
+    undone: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class AppLink(SQLModel, table=True):
+    """The Mini App's key to a chat (and forum topic): a random token, the `startapp` of the
+    chat's app link. Neither guessable nor derived from the chat id."""
+
+    __tablename__ = "app_link"
+    __table_args__ = (UniqueConstraint("chat_id", "thread_id"),)
+
+    token: str = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
+    thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
+    created_at: datetime = Field(sa_column_kwargs=NOW)
+
+
+class Outbox(SQLModel, table=True):
+    """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
+    written once the change committed and sent after the webhook answered; `sent_at` once
+    Telegram accepted it (or refused it for good: `error`). `claimed_until`: a sender's lease."""
+
+    __table_args__ = (
+        UniqueConstraint("update_id", "seq"),
+        Index(
+            "ix_outbox_unsent",
+            "id",
+            sqlite_where=text("sent_at IS NULL"),
+            postgresql_where=text("sent_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    update_id: int = Field(sa_type=BigInteger)
+    seq: int  # the call's place among the update's calls
+    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
+    method: str  # the Bot API method, e.g. sendMessage
+    payload: str  # JSON: its parameters as sent, and files (base64)
+    created_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+    claimed_until: datetime | None = None
+    sent_at: datetime | None = None
+    error: str | None = None

@@ -18,6 +18,7 @@ class ChatRow:
     zerosum: bool
     next_seq: int
     next_hand_no: int
+    tz: str = "UTC"  # IANA time zone of the times shown (/set tz)
 
 
 @dataclass(slots=True)
@@ -38,6 +39,7 @@ class TableRow:
     zerosum: bool
     seats: list[int]
     dealer: int
+    name: str = ""  # a free game's name
 
 
 @dataclass(slots=True)
@@ -82,3 +84,11 @@ class BalanceRow:
     player_id: int
     unit: str  # scoring.games.Unit
     amount: Fraction
+
+
+@dataclass(slots=True)
+class OutboxRow:
+    id: int
+    chat_id: int | None
+    method: str
+    payload: dict[str, Any]

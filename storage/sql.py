@@ -8,7 +8,7 @@ so they commit (or roll back) with everything else it did.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -22,10 +22,11 @@ Row = tuple[Any, ...]
 class Sql:
     """The raw connection of one transaction, with the dialect's few differences adapted."""
 
-    __slots__ = ("_conn", "_stamp", "moment", "pg")
+    __slots__ = ("_conn", "_stamp", "engine", "moment", "pg")
 
     def __init__(self, connection: Connection) -> None:
         self._conn: Any = connection.connection.driver_connection
+        self.engine = connection.engine  # for a read that streams after this one (/export)
         self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None
@@ -41,6 +42,17 @@ class Sql:
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return list(self._conn.execute(self._sql(sql), params).fetchall())
+
+    def stream(self, sql: str, params: Sequence[Any] = (), size: int = 2000) -> Iterator[Row]:
+        """The rows one batch at a time, not all in memory: SQLite's cursor steps as read;
+        PostgreSQL's is server-side (named), inside the caller's transaction."""
+        cursor = self._conn.cursor(name="jifen_stream") if self.pg else self._conn.cursor()
+        try:
+            cursor.execute(self._sql(sql), params)
+            while batch := cursor.fetchmany(size):
+                yield from batch
+        finally:
+            cursor.close()
 
     def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         found: Row | None = self._conn.execute(self._sql(sql), params).fetchone()

@@ -8,9 +8,9 @@ case beats two that must agree. The SQLModel classes (`storage.models`) describe
 Alembic only; the schema fills what a new row does not say (`server_default`s, revision 0004).
 
 By table: `chats` (chat, season, processed_update), `tables` (game_table), `players` (player),
-`ledger` (event, transfer, balance).
+`ledger` (event, transfer, balance), `app_links` (app_link).
 """
 
-from storage.gateway import chats, ledger, players, tables
+from storage.gateway import app_links, chats, ledger, players, tables
 
-__all__ = ["chats", "ledger", "players", "tables"]
+__all__ = ["app_links", "chats", "ledger", "players", "tables"]

@@ -9,13 +9,12 @@ from scoring.games import EventKind
 from storage.rows import ChatRow, SeasonRow
 from storage.sql import Row, Sql
 
-CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no"
+CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz"
 SEASON = "id, number, opened_at, archived_at"
-CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update")  # have chat_id
 
 
 def _chat(row: Row) -> ChatRow:
-    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no = row
+    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz = row
     return ChatRow(
         id_,
         lang,
@@ -24,6 +23,7 @@ def _chat(row: Row) -> ChatRow:
         bool(zerosum),
         next_seq,
         next_hand_no,
+        tz,
     )
 
 
@@ -31,17 +31,23 @@ def lock_chat(db: Sql, chat_id: int) -> ChatRow:
     """The chat's row, created if new and locked until the transaction ends (PostgreSQL: the
     upsert takes the row lock; SQLite: the writer already holds the database lock, so an
     existing row is only read)."""
+    return lock_chat_created(db, chat_id)[0]
+
+
+def lock_chat_created(db: Sql, chat_id: int) -> tuple[ChatRow, bool]:
+    """`lock_chat`, and whether the row was created just now."""
     if not db.pg:
         found = get_chat(db, chat_id)
         if found is not None:
-            return found
+            return found, False
     row = db.row(
         "INSERT INTO chat (id) VALUES (?)"
-        f" ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq RETURNING {CHAT}",
+        f" ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq RETURNING {CHAT}"
+        + (", xmax = 0" if db.pg else ", 1"),
         (chat_id,),
     )
     assert row is not None
-    return _chat(row)
+    return _chat(row[:-1]), bool(row[-1])
 
 
 def get_chat(db: Sql, chat_id: int) -> ChatRow | None:
@@ -58,32 +64,18 @@ def save_counters(db: Sql, chat: ChatRow) -> None:
 
 
 def save_settings(db: Sql, chat: ChatRow) -> None:
-    """The chat's settings: language, stake and the default rules of new tables."""
+    """The chat's settings: language, stake, time zone and the default rules of new tables."""
     db.run(
-        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ? WHERE id = ?",
+        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ?, tz = ? WHERE id = ?",
         (
             chat.lang,
             None if chat.stake is None else str(chat.stake),
             chat.sisuang,
             chat.zerosum,
+            chat.tz,
             chat.id,
         ),
     )
-
-
-def move_chat(db: Sql, old_id: int, new_id: int) -> None:
-    """Group → supergroup migration: every row of the old chat id moves to the new one."""
-    if get_chat(db, old_id) is None or get_chat(db, new_id) is not None:
-        return
-    db.run(
-        "INSERT INTO chat (id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, created_at)"
-        " SELECT ?, lang, stake, sisuang, zerosum, next_seq, next_hand_no, created_at"
-        " FROM chat WHERE id = ?",
-        (new_id, old_id),
-    )
-    for table in CHAT_OWNED:
-        db.run(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
-    db.run("DELETE FROM chat WHERE id = ?", (old_id,))
 
 
 def earlier_claim(db: Sql, update_id: int) -> tuple[int | None] | None:
@@ -137,12 +129,28 @@ def season_by_number(db: Sql, chat_id: int, number: int) -> SeasonRow | None:
     return None if row is None else _season(db, row)
 
 
+def season_number(db: Sql, season_id: int) -> int | None:
+    row = db.row("SELECT number FROM season WHERE id = ?", (season_id,))
+    return None if row is None else int(row[0])
+
+
+def last_hand_no(db: Sql, season_id: int) -> int | None:
+    """The number of the season's last hand or transfer (undone ones too: both take numbers),
+    None before the first."""
+    row = db.row(
+        "SELECT max(hand_no) FROM event WHERE season_id = ? AND kind IN (?, ?)",
+        (season_id, EventKind.HAND.value, EventKind.PAY.value),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
 def seasons_with_hands(db: Sql, chat_id: int) -> list[tuple[SeasonRow, int]]:
-    """The chat's seasons, first first, each with its number of hands (undone ones too)."""
+    """The chat's seasons, first first, each with its number of hands (undone ones too), as
+    kept with the season's statistics (`storage.gateway.stats`)."""
     rows = db.rows(
-        f"SELECT {SEASON}, (SELECT count(*) FROM event WHERE event.season_id = season.id"
-        " AND event.kind = ?) FROM season WHERE chat_id = ? ORDER BY number",
-        (EventKind.HAND.value, chat_id),
+        f"SELECT {SEASON}, (SELECT coalesce(sum(live + undone), 0) FROM stat_hands"
+        " WHERE stat_hands.season_id = season.id) FROM season WHERE chat_id = ? ORDER BY number",
+        (chat_id,),
     )
     return [(_season(db, row[:4]), int(row[4])) for row in rows]
 

@@ -3,7 +3,7 @@ balances cached beside them. About a dozen statements record a hand, 2–13 µs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +21,8 @@ KONGS_AND_HANDS = EVENT.replace(
     " data,", f" CASE WHEN kind = '{EventKind.KONG.value}' THEN data END,"
 )
 TRANSFER = "event_id, season_id, unit, payer_id, payee_id, amount, reason, detail"
-RECORDS = (EventKind.HAND, EventKind.KONG)  # what /undo reverts
+RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
+NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number, and every LIMIT
 # A table's next hand number in a season (served by the unique index on those three columns).
@@ -50,12 +51,12 @@ def add_event(
     recorded_by: int | None,
     recorded_by_name: str,
 ) -> EventRow:
-    """Append an event numbered in the chat; a hand also takes its table's next hand number in
-    the season (1, 2, …), found in the same statement. The chat's row is locked, so both stay
-    gapless. Its time is the write's `db.moment`, given rather than left to the schema: the
-    reply shows it before it is read back, and a redelivered update's reply reads it back
-    (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
-    hand = kind is EventKind.HAND
+    """Append an event numbered in the chat; a hand (or a transfer) also takes its table's next
+    hand number in the season (1, 2, …), found in the same statement. The chat's row is locked,
+    so both stay gapless. Its time is the write's `db.moment`, given rather than left to the
+    schema: the reply shows it before it is read back, and a redelivered update's reply reads it
+    back (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
+    hand = kind in NUMBERED
     seq = chat.next_seq
     row = db.row(
         "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
@@ -173,10 +174,11 @@ def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
 
 
 def hands(db: Sql, season_id: int, *, limit: int | None = None) -> list[EventRow]:
-    """The season's hands, undone ones too, newest first."""
+    """The season's hands and transfers, undone ones too, newest first."""
     rows = db.rows(
-        f"SELECT {EVENT} FROM event WHERE season_id = ? AND kind = ? ORDER BY seq DESC LIMIT ?",
-        (season_id, EventKind.HAND.value, NEWEST if limit is None else limit),
+        f"SELECT {EVENT} FROM event WHERE season_id = ? AND kind IN (?, ?)"
+        " ORDER BY seq DESC LIMIT ?",
+        (season_id, *(k.value for k in NUMBERED), NEWEST if limit is None else limit),
     )
     return [_event(db, row) for row in rows]
 
@@ -297,3 +299,84 @@ def balances(db: Sql, season_id: int) -> list[BalanceRow]:
     """The season's balances, every unit."""
     rows = db.rows("SELECT player_id, unit, amount FROM balance WHERE season_id = ?", (season_id,))
     return [BalanceRow(pid, unit, Fraction(amount)) for pid, unit, amount in rows]
+
+
+# --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---
+
+
+def live_record_counts(db: Sql, season_id: int) -> dict[tuple[str, str | None], int]:
+    """The season's live hands and transfers by (game, unit of their payments; None: none)."""
+    rows = db.rows(
+        "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id), count(*)"
+        " FROM event e WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
+        " GROUP BY 1, 2",
+        (season_id, *(k.value for k in NUMBERED)),
+    )
+    return {(game, unit): int(n) for game, unit, n in rows}
+
+
+def stream_live_payments(
+    db: Sql, season_id: int
+) -> Iterator[
+    tuple[int, int | None, str, str | None, int | None, int | None, Fraction | int | None]
+]:
+    """(event id, hand number, game, unit, payer, payee, amount) of the season's live hands and
+    transfers in order, one row per transfer (a hand without any: one row of Nones), streamed."""
+    for event_id, hand_no, game, unit, payer, payee, amount in db.stream(
+        "SELECT e.id, e.hand_no, e.game, t.unit, t.payer_id, t.payee_id, t.amount FROM event e"
+        " LEFT JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
+        " ORDER BY e.seq, t.id",
+        (season_id, *(k.value for k in NUMBERED)),
+    ):
+        yield (
+            event_id,
+            hand_no,
+            game,
+            unit,
+            payer,
+            payee,
+            None if amount is None else _exact(amount),
+        )
+
+
+def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
+    """(payments, hands and transfers, the newest one's seq) of the season, undone ones too."""
+    found = db.row(
+        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind IN (?, ?)",
+        (season_id, *(k.value for k in NUMBERED)),
+    )
+    rows, hands, last = found if found is not None else (0, 0, 0)
+    return int(rows or 0), int(hands or 0), int(last or 0)
+
+
+ExportLine = tuple[
+    Any, int | None, str, str, str, bool, int | None, int | None, Fraction | int, str, int
+]
+
+
+def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
+    """(created at, hand number, game, unit, recorded by, undone, payer, payee, amount, reason,
+    event id) of every payment of the season's hands and transfers up to `last_seq`, undone
+    ones too, streamed."""
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, eid in db.stream(
+        "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
+        " t.payer_id, t.payee_id, t.amount, t.reason, e.id FROM event e"
+        " JOIN transfer t ON t.event_id = e.id"
+        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.seq <= ? ORDER BY e.seq, t.id",
+        (season_id, *(k.value for k in NUMBERED), last_seq),
+    ):
+        yield (
+            at,
+            hand_no,
+            game,
+            unit,
+            by,
+            undone_by is not None,
+            payer,
+            payee,
+            _exact(amount),
+            reason,
+            eid,
+        )

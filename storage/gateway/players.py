@@ -31,12 +31,12 @@ def player_of_user(db: Sql, chat_id: int, user_id: int) -> PlayerRow | None:
     return None if row is None else PlayerRow(*row)
 
 
-def guests_where(db: Sql, chat_id: int, *, username: str = "", name: str = "") -> list[PlayerRow]:
-    """The chat's guests with this @username or this name (case ignored), oldest first."""
+def guests_where(db: Sql, chat_id: int, *, username: str) -> list[PlayerRow]:
+    """The chat's guests linked to this @username (case ignored), oldest first."""
     rows = db.rows(
         f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND user_id IS NULL"
-        " AND (lower(username) = ? OR lower(name) = ?) ORDER BY id",
-        (chat_id, username.lower() or None, name.lower() or None),
+        " AND lower(username) = ? ORDER BY id",
+        (chat_id, username.lower()),
     )
     return [PlayerRow(*row) for row in rows]
 
@@ -58,3 +58,13 @@ def save_player(db: Sql, player: PlayerRow) -> None:
         "UPDATE player SET name = ?, user_id = ?, username = ? WHERE id = ?",
         (player.name, player.user_id, player.username, player.id),
     )
+
+
+def player_in_chat(db: Sql, chat_id: int, player_id: int) -> PlayerRow | None:
+    row = db.row(f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND id = ?", (chat_id, player_id))
+    return None if row is None else PlayerRow(*row)
+
+
+def has_played(db: Sql, player_id: int) -> bool:
+    """Whether the player sat at a recorded hand (every seated player has a balance then)."""
+    return db.row("SELECT 1 FROM balance WHERE player_id = ? LIMIT 1", (player_id,)) is not None

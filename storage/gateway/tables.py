@@ -5,12 +5,12 @@ from __future__ import annotations
 from storage.rows import TableRow
 from storage.sql import Row, Sql
 
-TABLE = "id, season_id, game, marathon, sisuang, zerosum, seats, dealer"
+TABLE = "id, season_id, game, marathon, sisuang, zerosum, seats, dealer, name"
 OPEN = "chat_id = ? AND closed_at IS NULL"  # the chat's open tables (one per topic)
 
 
 def _table(db: Sql, row: Row) -> TableRow:
-    id_, season_id, game, marathon, sisuang, zerosum, seats, dealer = row
+    id_, season_id, game, marathon, sisuang, zerosum, seats, dealer, name = row
     return TableRow(
         id_,
         season_id,
@@ -20,6 +20,7 @@ def _table(db: Sql, row: Row) -> TableRow:
         bool(zerosum),
         db.json_out(seats),
         dealer,
+        name,
     )
 
 
@@ -62,12 +63,14 @@ def add_table(
     marathon: bool,
     sisuang: bool,
     zerosum: bool,
+    name: str = "",
 ) -> TableRow:
     """Open a table, with no one seated yet (the schema's defaults: no seats, dealer seat 1)."""
     row = db.row(
-        "INSERT INTO game_table (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum)"
-        f" VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {TABLE}",
-        (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum),
+        "INSERT INTO game_table"
+        " (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum, name)"
+        f" VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {TABLE}",
+        (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum, name),
     )
     assert row is not None
     return _table(db, row)

@@ -229,6 +229,14 @@ class Group:
         assert len(sent) == 1, sent
         return sent[0]
 
+    def redeliver(self, bot: BotProcess, update: JSON, sender: JSON) -> list[str]:
+        """POST an update already handled (Telegram saw no answer): 200, and what the bot
+        sent since, /standings' reply last (the outbox sends an update's replies once)."""
+        since = self.mark()
+        response = post_update(bot.env["WEBHOOK_URL"], update, WEBHOOK_SECRET)
+        assert response.status_code == 200, response
+        return self.drain(sender, since)[0]
+
     def standings(self, sender: JSON, args: str = "") -> dict[str, Fraction]:
         """This season's balances (or a season's with ``args``) as the bot shows them."""
         reply = self.text(sender, f"/standings {args}".strip())
@@ -329,9 +337,13 @@ class Bots:
         self.database = workdir / "jifen.sqlite3"
         self.started: list[BotProcess] = []
 
-    def start(self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True) -> BotProcess:
-        """A new bot process on this test's database (waits until it is ready)."""
+    def start(
+        self, *, webhook: bool = False, token: str = TOKEN, ready: bool = True, **more: str
+    ) -> BotProcess:
+        """A new bot process on this test's database (waits until it is ready); `more`: other
+        environment variables."""
         env = bot_env(
+            **more,
             TELEGRAM_BOT_TOKEN=token,
             TELEGRAM_API_BASE_URL=self.emulator.api_base_url,
             DATABASE_URL=f"sqlite:///{self.database}",

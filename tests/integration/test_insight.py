@@ -183,8 +183,8 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
     raw = export_csv.export_csv(data, "en")
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
-    assert list(rows[0]) == list(export_csv.HEADER)
-    assert len(rows) == len(data.rows)
+    assert list(rows[0]) == ["time (UTC)", *export_csv.HEADER[1:]]
+    assert len(rows) == len(list(data.rows)) == data.count
     assert {r["undone"] for r in rows if r["hand"] == "5"} == {"yes"}
     assert "22.5" in {r["amount"] for r in rows}
     assert rows[0]["payee"] == "老王" and rows[0]["reason"] == "win"
@@ -242,7 +242,8 @@ def test_an_empty_season(engine: Engine, chat_id: int) -> None:
     assert ask(engine, chat_id, insight.stats, Stats()).empty
     assert ask(engine, chat_id, insight.chart_data, Chart()).series == ()
     data = ask(engine, chat_id, insight.export_rows, Export())
-    assert data.rows == () and export_csv.export_csv(data, "en").count(b"\n") == 1
+    assert list(data.rows) == [] and data.count == 0
+    assert export_csv.export_csv(data, "en").count(b"\n") == 1
     with pytest.raises(ServiceError):  # nothing at all recorded in another chat
         ask(engine, chat_id - 700_000, insight.stats, Stats())
 
@@ -333,6 +334,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         at=datetime(2025, 1, 2, 3, 4, 5),
         hand_no=7,
         game="510k",
+        unit="510k",
         payer=None,
         payee="=HYPERLINK(1)",
         amount=Fraction(15, 2),
@@ -340,7 +342,7 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         recorded_by="@bob",
         undone=False,
     )
-    data = ExportData(season=2, archived=True, rows=(row,))
+    data = ExportData(season=2, archived=True, rows=(row,), count=1, hands=1)
     text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
@@ -359,4 +361,6 @@ def test_a_crowded_head_to_head_is_cut_short() -> None:
 def test_games_are_in_the_standings_order() -> None:
     from scoring.games import Unit
 
-    assert tuple(Unit) == insight.UNITS  # /standings and /settle show sections in Unit order
+    # /standings, /settle and /chart show sections in Unit order, free games by name
+    units = ["free:poker", "510k", "free", "mahjong", "free:斗地主"]
+    assert sorted(units, key=Unit.order) == ["mahjong", "510k", "free", "free:poker", "free:斗地主"]

@@ -225,7 +225,8 @@ def test_510k_replies_show_the_nets_and_say_lianda(zh: str, en: str) -> None:
 def test_chinese_usage_is_written_with_chinese_keywords(zh: str) -> None:
     assert reply(zh, "⚠️")[1:] == [
         "请这样写：",
-        "/set 底分 0.5 · /set 语言 中文|英文 · /set 死双 开|关 · /set 零和 开|关",
+        "/set 底分 0.5 · /set 语言 中文|英文 · /set 死双 开|关 · /set 零和 开|关 · "
+        "/set 时区 Asia/Shanghai",
     ]
 
 

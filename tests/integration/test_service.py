@@ -204,11 +204,13 @@ def test_old_update_ids_are_forgotten(engine: Engine, chat_id: int) -> None:
     assert chat.balances()["Wang"] == 18
 
 
-def test_a_guest_seated_by_name_becomes_the_person_of_that_name(
+def test_a_guest_seated_by_name_does_not_become_a_member_of_that_name(
     engine: Engine, chat_id: int
 ) -> None:
+    """Issue 15.9: only the "I am" button or an admin's /link makes a guest a person."""
     chat = mahjong(engine, chat_id)  # /seats Wang Li Zhang Chen: all guests
-    chat.say("Li", "/hu me zimo")  # Li speaks: the guest "Li" is Li
-    assert chat.balances() == {"Li": 9, "Wang": -3, "Zhang": -3, "Chen": -3}
-    with pytest.raises(ServiceError, match="already sits at seat 2"):  # no second "Li"
+    with pytest.raises(ServiceError, match="No seated player 'me'"):  # the guest stays a guest
+        chat.say("Li", "/hu me zimo")
+    with pytest.raises(ServiceError, match="table is full"):  # and Li is not seated as Li
         chat.say("Li", "/join")
+    assert chat.balances() == {}

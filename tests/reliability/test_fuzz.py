@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 
 from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
 from bot.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
+from service.names import clean
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
     BOT_USERNAME,
@@ -484,7 +485,8 @@ NASTY_NAMES = (
 
 def test_names_are_escaped_and_limited_in_every_reply(fuzz_bot: BotUnderTest) -> None:
     """Users and guests with HTML, entities, bidi and 64-character names: every reply shows
-    them literally (escaped for HTML parse mode), cut to 32 characters."""
+    them literally (escaped for HTML parse mode), cleaned (no bidi or other invisible
+    characters: issue 15.10) and cut to 32 characters."""
     bot = fuzz_bot
     for names in (NASTY_NAMES[:4], NASTY_NAMES[4:]):
         chat = Chat(-fresh_id() - 2_000_000_000_000, "supergroup", title="<i>names</i>")
@@ -502,7 +504,7 @@ def test_names_are_escaped_and_limited_in_every_reply(fuzz_bot: BotUnderTest) ->
         say(users[0], "/new mahjong")
         for user in users:
             say(user, "/join")
-        shown = [n[:32] for n in names]
+        shown = [clean(n) for n in names]
         for message in ("/players", "/hu 1 zimo", "/hu 2 pao 1 pph", "/standings", "/history"):
             reply = say(users[1], message)
             for name in shown:

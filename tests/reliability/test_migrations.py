@@ -511,3 +511,34 @@ def test_released_revisions_are_not_edited() -> None:
             "will never see the change. Revert it and add a new revision."
         )
     assert (RELEASED / "0001_initial_schema.py.txt").exists()
+
+
+def test_free_tables_after_the_upgrade(empty_url: str) -> None:
+    """0009 gives the tables a name: the old ones get '' (and keep playing); a free table and
+    its unit (`free:<name>`) sit beside the seeded balances."""
+    from service.replies import StandingsView
+    from tests.integration.helpers import Chat as ServiceChat
+
+    engine = make_engine(empty_url)
+    try:
+        upgrade(engine, "0008")
+        with engine.begin() as conn:
+            seeded = seed_0001(conn)
+        upgrade(engine, "head")
+        with engine.connect() as conn:
+            names = conn.execute(text("SELECT DISTINCT name FROM game_table")).scalars().all()
+        assert names == [""]
+        chat = ServiceChat(engine, CHAT_ID)
+        chat.say("Ann", "/new free 斗地主")
+        chat.say("Ann", "/seats Ann Bob Cat")
+        chat.say("Ann", "/s Ann+1.5 Bob")
+        view = chat.say("Ann", "/standings")
+        assert isinstance(view, StandingsView)
+        assert [unit for unit, _ in view.sections] == ["mahjong", "free:斗地主"]
+        assert balances(engine, CHAT_ID) == seeded.balances | {
+            (2, "Ann", "free:斗地主"): Fraction(3, 2),
+            (2, "Bob", "free:斗地主"): Fraction(-3, 2),
+            (2, "Cat", "free:斗地主"): Fraction(0),
+        }
+    finally:
+        engine.dispose()

@@ -38,7 +38,7 @@ from scoring import (
 )
 from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Seats
 from service.views import balances_by_unit
-from storage.gateway.chats import current_season
+from storage.gateway import chats
 from storage.models import Event, ProcessedUpdate, Season
 from storage.sql import Sql
 
@@ -365,8 +365,12 @@ class _Mahjong(_Builder):
             ]
         how = rng.choice(LAST_TILE_AND_SPECIAL)
         if how is WinType.TIANHU:
+            if self.kinds_of(dealer):  # 天胡 comes before any kong
+                return [self.with_flags(_Clause(dealer, WinType.ZIMO))]
             return [self.with_flags(_Clause(dealer, how))]
         winner = rng.choice(self.others(dealer)) if how in SPECIAL else rng.randrange(4)
+        if how in SPECIAL and self.kinds_of(winner):  # so do 地胡 and 人胡
+            return [self.with_flags(_Clause(winner, WinType.ZIMO))]
         payer = rng.choice(self.others(winner)) if how in ONE_PAYER else None
         return [self.with_flags(_Clause(winner, how, payer))]
 
@@ -376,17 +380,26 @@ class _Mahjong(_Builder):
         theirs = [r.kong for r in pending if r.kong is not None and r.kong.konger == seat]
         return not theirs or theirs[-1].kind is not KongKind.AN
 
+    def kinds_of(self, seat: int) -> set[KongKind]:
+        """The kinds of kong `seat` made in the hand being played."""
+        pending = self.ledger.pending_kongs()
+        return {r.kong.kind for r in pending if r.kong is not None and r.kong.konger == seat}
+
     def with_flags(self, clause: _Clause, *, mq: bool = True, sealed: bool = True) -> _Clause:
+        """Flags that agree with the hand and the winner's kongs (scoring refuses the others)."""
         rng = self.rng
         special = clause.how in SPECIAL
+        kinds = self.kinds_of(clause.winner)
         pattern, groups = Pattern.JIHU, 0
         roll = rng.random()
         if roll < 0.25:
             pattern = Pattern.PENGPENGHU
-        elif roll < 0.45:
+        elif roll < 0.45 and not kinds:  # seven pairs hold no kong
             pattern, groups = Pattern.QIDUI, rng.randrange(4)
         qys = rng.random() < 0.25
         qqr = pattern is not Pattern.QIDUI and not special and rng.random() < 0.08
+        qqr = qqr and KongKind.AN not in kinds
+        mq = mq and not kinds - {KongKind.AN}
         menqing = mq and not qqr and pattern is not Pattern.QIDUI and rng.random() < 0.15
         seal = None
         if sealed and not (menqing or special or pattern is Pattern.QIDUI) and rng.random() < 0.15:
@@ -656,10 +669,9 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
     balances: dict[str, Fraction] = {}
-    db = Sql(session.connection())  # the gateway's handle on the session's transaction
-    season = current_season(db, script.chat_id)
+    season = chats.current_season(Sql(session.connection()), script.chat_id)
     assert season is not None and season.id == seasons[0].id
-    for name, amount in balances_by_unit(db, season).get(script.unit, []):
+    for name, amount in balances_by_unit(Sql(session.connection()), season).get(script.unit, []):
         if name in balances:
             out.append(f"{where}: two balance rows for {name}")
         balances[name] = amount

@@ -37,6 +37,20 @@ def kongs(draw: st.DrawFn, konger: int, kinds: tuple[KongKind, ...] = tuple(Kong
     return Kong(konger, kind, source)
 
 
+def fits(menqing: bool, quanqiuren: bool, kind: KongKind) -> bool:
+    """A kong of this kind can be the winner's: not exposed in 门清, not concealed in 全求人."""
+    return kind == KongKind.AN if menqing else not (quanqiuren and kind == KongKind.AN)
+
+
+def winner_may_kong(win: Win, kong: Kong) -> bool:
+    """`kong`, settling with the hand, does not contradict `win` (scoring refuses those)."""
+    if kong.konger != win.winner:
+        return True
+    if win.how in SPECIAL or win.pattern == Pattern.QIDUI:
+        return False
+    return fits(win.menqing, win.quanqiuren, kong.kind)
+
+
 @st.composite
 def wins(
     draw: st.DrawFn,
@@ -61,14 +75,15 @@ def wins(
         payer = draw(st.sampled_from([None, dealer]))
     elif how.on_discard:
         payer = discarder if discarder is not None else draw(other_than(winner))
-    pattern = draw(st.sampled_from([Pattern.JIHU, Pattern.PENGPENGHU] if sealed_only else Pattern))
+    no_qidui = sealed_only or how == WinType.GANGKAI  # seven pairs hold no kong
+    pattern = draw(st.sampled_from([Pattern.JIHU, Pattern.PENGPENGHU] if no_qidui else Pattern))
     menqing = not sealed_only and draw(st.booleans())
     plain = pattern != Pattern.QIDUI and how not in SPECIAL
     quanqiuren = plain and not menqing and draw(st.booleans())
     chain = draw(st.integers(1, 4)) if how in (WinType.GANGPAO, WinType.QIANGGANG) else 1
     chain_kongs: tuple[Kong, ...] = ()
     if how == WinType.GANGKAI:
-        kinds = (KongKind.AN,) if menqing else tuple(KongKind)
+        kinds = tuple(k for k in KongKind if fits(menqing, quanqiuren, k))
         chain_kongs = tuple(draw(st.lists(kongs(winner, kinds), min_size=1, max_size=4)))
     elif how == WinType.QIANGGANG and payer is not None and draw(st.booleans()):
         exposed = (KongKind.MING, KongKind.BU)
@@ -111,7 +126,11 @@ def hands(draw: st.DrawFn) -> MahjongHand:
     return MahjongHand(
         dealer=dealer,
         wins=clauses,
-        kongs=tuple(draw(st.lists(SEATS.flatmap(kongs), max_size=4))),
+        kongs=tuple(
+            k
+            for k in draw(st.lists(SEATS.flatmap(kongs), max_size=4))
+            if all(winner_may_kong(w, k) for w in clauses)
+        ),
         sisuang=draw(st.booleans()),
     )
 

@@ -19,6 +19,7 @@ from scoring import (
     hand_value,
     settle_hand,
 )
+from scoring.mahjong_checks import menqing_unsaid
 
 AN, MING, BU = KongKind.AN, KongKind.MING, KongKind.BU
 PAO = Win(winner=0, how=WinType.DIANPAO, discarder=1)
@@ -86,6 +87,17 @@ CASES: list[tuple[str, MahjongHand]] = [
     ("multi_win_discarder", hand(PAO, Win(winner=2, how=WinType.DIANPAO, discarder=3))),
     ("multi_win_discarder", hand(PAO, Win(winner=2, how=WinType.RENHU), dealer=3)),
     ("multi_win_same_winner", hand(PAO, replace(PAO, how=WinType.GANGPAO))),
+    ("kong_menqing", hand(replace(ZIMO, menqing=True), kongs=(Kong(0, MING, 1),))),
+    ("kong_menqing", hand(replace(PAO, menqing=True), kongs=(Kong(2, AN), Kong(0, BU, 3)))),
+    ("kong_menqing", hand(replace(GANGKAI, menqing=True), kongs=(Kong(0, BU, 3),))),
+    ("kong_qidui", hand(replace(PAO, pattern=Pattern.QIDUI), kongs=(Kong(0, AN),))),
+    ("kong_qidui", hand(replace(PAO, pattern=Pattern.QIDUI, groups=1), kongs=(Kong(0, BU, 1),))),
+    ("kong_qidui", hand(replace(GANGKAI, pattern=Pattern.QIDUI))),
+    ("kong_special", hand(Win(winner=0, how=WinType.TIANHU), kongs=(Kong(0, AN),))),
+    ("kong_special", hand(Win(winner=1, how=WinType.DIHU), kongs=(Kong(1, MING, 2),))),
+    ("kong_special", hand(Win(winner=1, how=WinType.RENHU), kongs=(Kong(1, AN),))),
+    ("kong_quanqiuren", hand(replace(PAO, quanqiuren=True), kongs=(Kong(0, AN),))),
+    ("kong_quanqiuren", hand(replace(GANGKAI, quanqiuren=True))),
     (
         "sealed_winner",
         hand(replace(PAO, sealed=2), Win(winner=2, how=WinType.DIANPAO, discarder=1)),
@@ -126,3 +138,48 @@ def test_renhu_paid_by_given_dealer_is_valid() -> None:
 def test_sealed_player_may_deal_in_among_several_winners() -> None:
     wins = (replace(PAO, sealed=1), Win(winner=2, how=WinType.DIANPAO, discarder=1))
     assert len(settle_hand(hand(*wins)).transfers) == 3
+
+
+def test_kongs_of_others_do_not_contradict_the_winner() -> None:
+    """Only the winner's own kongs count: another's exposed kong leaves his 门清 or 七对."""
+    others = (Kong(1, MING, 2), Kong(2, AN), Kong(3, BU, 0))
+    for win in (
+        replace(ZIMO, menqing=True),
+        replace(PAO, pattern=Pattern.QIDUI),
+        Win(winner=0, how=WinType.TIANHU),
+        replace(PAO, quanqiuren=True),
+    ):
+        settle_hand(hand(win, kongs=others))
+
+
+def test_a_concealed_kong_keeps_menqing_and_an_exposed_one_keeps_quanqiuren() -> None:
+    settle_hand(hand(replace(ZIMO, menqing=True), kongs=(Kong(0, AN),)))
+    settle_hand(hand(replace(PAO, quanqiuren=True), kongs=(Kong(0, MING, 2), Kong(0, BU, 3))))
+
+
+def test_a_robbed_kong_is_the_robbed_players_not_the_winners() -> None:
+    robbed = replace(ROB, menqing=True, chain_kongs=(Kong(1, BU, 2),))
+    settle_hand(hand(robbed))
+
+
+@pytest.mark.parametrize(
+    ("win", "kongs", "unsaid"),
+    [
+        (ZIMO, (), True),
+        (ZIMO, (Kong(0, AN), Kong(1, MING, 2)), True),
+        (ZIMO, (Kong(0, MING, 2),), False),
+        (replace(ZIMO, menqing=True), (), False),
+        (replace(PAO, pattern=Pattern.QIDUI), (), False),
+        (Win(winner=0, how=WinType.TIANHU), (), False),
+        (replace(PAO, quanqiuren=True), (), False),
+        (replace(ZIMO, sealed=2), (), False),
+        (replace(GANGKAI, chain_kongs=(Kong(0, BU, 1),)), (), False),
+        (GANGKAI, (), True),
+    ],
+)
+def test_menqing_unsaid_only_when_it_was_possible(
+    win: Win, kongs: tuple[Kong, ...], unsaid: bool
+) -> None:
+    h = hand(win, kongs=kongs)
+    settle_hand(h)
+    assert menqing_unsaid(h, win) is unsaid

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import scoring
+from scoring.free import FREE_ERRORS
 from scoring.k510 import K510_ERRORS
 from scoring.mahjong_checks import MAHJONG_ERRORS
 from scoring.settle_up import SETTLE_UP_ERRORS
@@ -56,7 +57,7 @@ def test_public_api() -> None:
 
 
 def test_error_codes_are_distinct_and_snake_case() -> None:
-    tables = [MAHJONG_ERRORS, K510_ERRORS, SETTLE_UP_ERRORS]
+    tables = [MAHJONG_ERRORS, K510_ERRORS, SETTLE_UP_ERRORS, FREE_ERRORS]
     assert sum(len(t) for t in tables) == len(scoring.ERROR_CODES)
     for code, meaning in scoring.ERROR_CODES.items():
         assert code.isascii() and code == code.lower() and " " not in code

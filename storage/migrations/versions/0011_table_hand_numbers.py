@@ -5,8 +5,8 @@ it now counts its table's hands in the season, from 1. Numbers already given sta
 unique per table and season too); the chat-wide unique constraint gives way to one on
 (table_id, season_id, hand_no), which also serves the next number's MAX lookup.
 
-Revision ID: 0005_table_hand_numbers
-Revises: 0004
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-01 13:00:00
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0005_table_hand_numbers"
-down_revision: str | None = "0004"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

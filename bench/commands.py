@@ -1,0 +1,262 @@
+"""Every command against the size of history: ``<command>_ratio_100k``, ``chart_ms_100k``,
+``export_rows_per_s``, ``peak_rss_growth_mb_100k``, ``max_loop_block_ms``.
+
+Two chats play ``SMALL_HANDS`` hands each through the full path: ``MAHJONG`` (a 510K table,
+then a mahjong table left open) and ``MARATHON`` (a 510K marathon left open). The SQLite file
+is copied and, in the copy, both ledgers are bulk-replicated (``bench.ledger``) to ``big_hands``
+each. Every command is then timed through ``process_update`` in both databases, alternately,
+each database with its own Application; a ratio is the big median over the small one. ``/undo``
+is timed alone; the hand it removed is recorded again, untimed, before the next repetition.
+
+While the big chat runs each command once more, a ticker on the same event loop records the
+longest stall and a third chat asks ``/rules``: ``max_loop_block_ms`` and ``rules_during_ms``.
+``peak_rss_growth_mb_100k`` is the largest RSS a sampling thread (every 2 ms) sees during one
+command in the big database, less the RSS before it; the largest over all commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import ledger
+from bench.harness import Driver, Message, bot_driver, migrated_engine, players
+from bench.timing import median
+from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
+from bot.offline import Chat
+
+SMALL_HANDS = 100
+MAHJONG = Chat(-1_009_100_001, "supergroup", title="mahjong history")
+MARATHON = Chat(-1_009_100_002, "supergroup", title="marathon history")
+BYSTANDER = Chat(-1_009_100_003, "supergroup", title="elsewhere")
+CHATS = (MAHJONG, MARATHON, BYSTANDER)
+WARMUP = 2
+REDO = {MAHJONG.id: "/hu 1 zimo", MARATHON.id: K510_CYCLE[0]}
+
+#: key → (chat, command): what is timed (``undo`` alone; its hand is recorded again after).
+COMMANDS: dict[str, tuple[Chat, str]] = {
+    "undo": (MAHJONG, "/undo"),
+    "marathon_undo": (MARATHON, "/undo"),
+    "standings": (MAHJONG, "/standings"),
+    "marathon_standings": (MARATHON, "/standings"),
+    "history": (MAHJONG, "/history"),
+    "settle": (MAHJONG, "/settle"),
+    "seasons": (MAHJONG, "/seasons"),
+    "rules": (MAHJONG, "/rules"),
+    "stats": (MAHJONG, "/stats"),
+    "chart": (MAHJONG, "/chart"),
+    "export": (MAHJONG, "/export"),
+}
+
+
+def _played(
+    chat: Chat, index: int, game: str, cycle: tuple[str, ...], wanted: int
+) -> list[Message]:
+    users = players(index)
+    messages = seating(Table(index, chat, game))
+    played: list[Message] = []
+    while hand_count(played) < wanted:
+        played.append(Message(chat, users[len(played) % 4], cycle[len(played) % len(cycle)]))
+    return messages + played
+
+
+def history() -> list[Message]:
+    """``MAHJONG``: a fifth of its hands at 510K, then mahjong; ``MARATHON``: a marathon."""
+    fifth = SMALL_HANDS // 5
+    return [
+        *_played(MAHJONG, 0, "510k", K510_CYCLE, fifth),
+        *_played(MAHJONG, 0, "mahjong", MAHJONG_CYCLE, SMALL_HANDS - fifth),
+        *_played(MARATHON, 1, "510k marathon", K510_CYCLE, SMALL_HANDS),
+    ]
+
+
+@dataclass
+class CommandsResult:
+    small_ms: dict[str, float]
+    big_ms: dict[str, float]
+    small_hands: int
+    big_hands: int
+    reps: int
+    build_s: float
+    export_rows: int = 0
+    peak_growth_mb: dict[str, float] = field(default_factory=dict)
+    loop_block_ms: dict[str, float] = field(default_factory=dict)
+    rules_during_ms: dict[str, float] = field(default_factory=dict)
+
+    def ratio(self, key: str) -> float:
+        return self.big_ms[key] / self.small_ms[key]
+
+    @property
+    def export_rows_per_s(self) -> float:
+        return self.export_rows / (self.big_ms["export"] / 1000)
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            "small_ms": {k: round(v, 2) for k, v in self.small_ms.items()},
+            "big_ms": {k: round(v, 2) for k, v in self.big_ms.items()},
+            "small_hands": self.small_hands,
+            "big_hands": self.big_hands,
+            "export_rows": self.export_rows,
+            "peak_rss_growth_mb": {k: round(v, 1) for k, v in self.peak_growth_mb.items()},
+            "loop_block_ms": {k: round(v, 1) for k, v in self.loop_block_ms.items()},
+            "rules_during_ms": {k: round(v, 1) for k, v in self.rules_during_ms.items()},
+            "reps": self.reps,
+            "build_s": round(self.build_s, 1),
+        }
+
+
+def _copy_database(source: Path, target: Path) -> None:
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+
+
+async def _play(path: Path, messages: list[Message]) -> None:
+    url = f"sqlite:///{path}"
+    engine = migrated_engine(url)
+    driver = await bot_driver(engine, url, CHATS)
+    try:
+        await driver.run(driver.prepare(messages))
+    finally:
+        await driver.close()
+        engine.dispose()
+
+
+def build(workdir: Path, big_hands: int) -> tuple[Path, Path, int]:
+    small, big = workdir / "commands-small.sqlite3", workdir / "commands-big.sqlite3"
+    _copy_database(small, big)
+    times = max(1, big_hands // SMALL_HANDS)
+    engine = migrated_engine(f"sqlite:///{big}")
+    try:
+        hands = ledger.replicate(engine, MAHJONG.id, times)
+        ledger.replicate(engine, MARATHON.id, times)
+    finally:
+        engine.dispose()
+    return small, big, hands
+
+
+async def _timed(driver: Driver, chat: Chat, text: str) -> float:
+    run = await driver.run(driver.prepare([Message(chat, players(0)[1], text)]))
+    if run.replies < 1:
+        raise RuntimeError(f"{text} got no answer")
+    return run.wall
+
+
+async def _command(driver: Driver, key: str) -> float:
+    """One timed command; an undone hand is recorded again (untimed)."""
+    chat, text = COMMANDS[key]
+    wall = await _timed(driver, chat, text)
+    if text == "/undo":
+        await _timed(driver, chat, REDO[chat.id])
+    return wall
+
+
+async def _ticking(work: Awaitable[Any]) -> float:
+    """The longest the loop stalled (ms) while ``work`` ran."""
+    longest, done = 0.0, False
+
+    async def tick() -> None:
+        nonlocal longest
+        while not done:
+            start = time.perf_counter()
+            await asyncio.sleep(0.001)
+            longest = max(longest, time.perf_counter() - start - 0.001)
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0)
+    try:
+        await work
+    finally:
+        done = True
+        await ticker
+    return 1000 * longest
+
+
+PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * PAGE_MB
+
+
+class _RssPeak(threading.Thread):
+    """The largest RSS seen until stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak, self.stop = _rss_mb(), threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.002):
+            self.peak = max(self.peak, _rss_mb())
+
+
+async def _heavy(driver: Driver, other: Driver, key: str, result: CommandsResult) -> None:
+    """``key`` in the big chat while another chat asks /rules (its own Application: the
+    product serves chats concurrently, which one Driver.run does not model)."""
+    before, sampler = _rss_mb(), _RssPeak()
+    sampler.start()
+    rules_at: list[float] = []
+
+    async def bystander() -> None:
+        await asyncio.sleep(0.002)
+        rules_at.append(await _timed(other, BYSTANDER, "/rules"))
+
+    result.loop_block_ms[key] = await _ticking(asyncio.gather(_command(driver, key), bystander()))
+    result.rules_during_ms[key] = 1000 * rules_at[0]
+    sampler.stop.set()
+    sampler.join()
+    result.peak_growth_mb[key] = max(sampler.peak, _rss_mb()) - before
+
+
+async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> CommandsResult:
+    start = time.perf_counter()
+    await _play(workdir / "commands-small.sqlite3", history())
+    small_path, big_path, hands = build(workdir, big_hands)
+    build_s = time.perf_counter() - start
+    urls = [f"sqlite:///{p}" for p in (small_path, big_path)]
+    engines = [migrated_engine(url) for url in urls]
+    drivers = [await bot_driver(e, url, CHATS) for e, url in zip(engines, urls, strict=True)]
+    times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in COMMANDS}
+    try:
+        for rep in range(WARMUP + reps):
+            for key in COMMANDS:
+                for which, driver in enumerate(drivers):
+                    wall = await _command(driver, key)
+                    if rep >= WARMUP:
+                        times[key][which].append(wall)
+        result = CommandsResult(
+            small_ms={k: 1000 * median(v[0]) for k, v in times.items()},
+            big_ms={k: 1000 * median(v[1]) for k, v in times.items()},
+            small_hands=SMALL_HANDS,
+            big_hands=hands,
+            reps=reps,
+            build_s=build_s,
+            export_rows=_export_rows(big_path),
+        )
+        for key in COMMANDS:
+            await _heavy(drivers[1], drivers[0], key, result)
+    finally:
+        for driver in drivers:
+            await driver.close()
+        for engine in engines:
+            engine.dispose()
+    return result
+
+
+def _export_rows(path: Path) -> int:
+    """The rows /export writes for ``MAHJONG``'s season: one per transfer."""
+    with sqlite3.connect(path) as db:
+        row = db.execute(
+            "SELECT count(*) FROM transfer t JOIN season s ON s.id = t.season_id"
+            " WHERE s.chat_id = ? AND s.archived_at IS NULL",
+            (MAHJONG.id,),
+        ).fetchone()
+    return int(row[0])

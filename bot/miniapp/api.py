@@ -1,0 +1,365 @@
+"""`/app/api/…`: the Mini App's JSON, on the same service as the chat.
+
+Every request carries Telegram's launch data (header `X-Telegram-Init-Data`) and the chat's
+token (header `X-Jifen-Chat`, the link's `startapp`). Missing, forged or stale launch data is
+401; an unknown token or a user who is not a member of the chat gets 404; both with an empty
+body. A recording carries an idempotency key (a UUID): the service claims an update id derived
+from it, so a double tap or a retried request records once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import tornado.web
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+
+from bot.handlers import markup, split_text
+from bot.i18n import pick_language
+from bot.miniapp import auth, forms, texts
+from bot.miniapp.members import Members, Role
+from bot.numbers import fmt
+from bot.parsing import ParseError
+from bot.ptb_types import AnyApplication
+from bot.render import Renderer
+from service.context import Actor, Ctx
+from service.core import Service
+from service.errors import ServiceError
+from service.glance import CurveCache, Curves
+from service.names import member_name
+from service.replies import (
+    HandView,
+    HistoryView,
+    Recorded,
+    Reply,
+    SeasonsView,
+    SettleView,
+    StandingsView,
+    TableView,
+)
+from service.requests import History, Request, Seasons, Settle, ShowPlayers, Standings
+
+log = logging.getLogger(__name__)
+INIT_HEADER = "X-Telegram-Init-Data"
+CHAT_HEADER = "X-Jifen-Chat"
+HISTORY_PAGE = 30
+HISTORY_MAX = 500
+
+
+@dataclass
+class Env:
+    """What the handlers share: the bot, its token (the launch data's key), the age launch
+    data may have, the membership cache."""
+
+    application: AnyApplication
+    token: str
+    max_age: float
+    members: Members = field(default_factory=Members)
+    curves: CurveCache = field(default_factory=CurveCache)
+    clock: Callable[[], float] = time.time
+
+    @property
+    def service(self) -> Service:
+        svc: Service = self.application.bot_data["service"]
+        return svc
+
+
+@dataclass(frozen=True)
+class Place:
+    """An authenticated request's user and chat."""
+
+    launch: auth.Launch
+    chat_id: int
+    thread_id: int
+    role: Role
+
+
+def update_id_of(key: str, chat_id: int) -> int:
+    """The update id a recording claims: negative (Telegram's are positive), from its key."""
+    digest = hashlib.sha256(f"{chat_id}:{key}".encode()).digest()
+    return -(int.from_bytes(digest[:8], "big") >> 1) - 1
+
+
+class Api(tornado.web.RequestHandler):
+    """Authenticates every request before its method runs; errors have an empty body."""
+
+    env: Env
+    place: Place
+
+    def initialize(self, env: Env) -> None:
+        self.env = env
+
+    def set_default_headers(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        self.finish()
+
+    async def prepare(self) -> None:
+        launch = auth.verify(
+            self.request.headers.get(INIT_HEADER, ""),
+            self.env.token,
+            max_age=self.env.max_age,
+            now=self.env.clock(),
+        )
+        if launch is None:
+            raise tornado.web.HTTPError(401)
+        token = self.request.headers.get(CHAT_HEADER, "")
+        found = await asyncio.to_thread(self.env.service.app_place, token) if token else None
+        if found is None:
+            raise tornado.web.HTTPError(404)
+        chat_id, thread_id = found
+        role = await self.env.members.role(self.env.application.bot, chat_id, launch.user_id)
+        if role is Role.NONE:
+            raise tornado.web.HTTPError(404)
+        self.place = Place(launch, chat_id, thread_id, role)
+
+    @property
+    def name(self) -> str:
+        """The user's name as the chat shows a member's."""
+        launch = self.place.launch
+        return member_name(launch.first_name, launch.username, launch.user_id)
+
+    def ctx(self, text: str = "", update_id: int | None = None) -> Ctx:
+        launch = self.place.launch
+        return Ctx(
+            chat_id=self.place.chat_id,
+            actor=Actor(launch.user_id, self.name, launch.username, launch.language),
+            thread_id=self.place.thread_id,
+            is_admin=self.place.role is Role.ADMIN,
+            update_id=update_id,
+            text=text,
+        )
+
+    async def read(self, request: Request) -> tuple[Reply | None, str | None]:
+        """A view and the chat's language; None for a view the chat has nothing for yet."""
+        try:
+            answer = await asyncio.to_thread(self.env.service.answer, self.ctx(), request)
+        except ServiceError:
+            return None, None
+        return answer.reply, answer.lang
+
+    def renderer(self, chat_lang: str | None) -> Renderer:
+        return Renderer(pick_language(chat_lang, self.place.launch.language))
+
+    def body(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.request.body or b"null")
+        except ValueError:
+            raise tornado.web.HTTPError(400) from None
+        if not isinstance(data, dict):
+            raise tornado.web.HTTPError(400)
+        return data
+
+    def season_arg(self) -> int | None:
+        value = self.get_query_argument("season", "")
+        return int(value) if value.isdigit() and 0 < int(value) <= 1_000_000 else None
+
+
+def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
+    return {
+        "id": view.event_id,
+        "no": view.hand_no,
+        "at": view.at.isoformat(),
+        "text": view.text,
+        "undone": view.undone,
+        "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
+        "html": r.hand(view),
+    }
+
+
+def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
+    return {
+        "season": v.season,
+        "archived": v.archived,
+        "sections": [
+            {
+                "unit": unit,
+                "rows": [{"name": n, "amount": fmt(a, signed=True)} for n, a in rows],
+            }
+            for unit, rows in v.sections
+        ],
+        "progress": r.progress(v.progress) if v.progress else None,
+    }
+
+
+def _chart(series: tuple[Curves, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "unit": s.unit,
+            "hands": list(s.hand_nos),
+            "lines": [{"name": line.name, "values": list(line.values)} for line in s.lines],
+        }
+        for s in series
+    ]
+
+
+def _table(r: Renderer, v: TableView, kongs: tuple[HandView, ...]) -> dict[str, Any]:
+    return {
+        "game": v.game,
+        "marathon": v.marathon,
+        "seats": list(v.seats),
+        "dealer": v.dealer,
+        "html": r.render(v).text,
+        "kongs": [line for k in kongs for line in r.kong(k)],
+    }
+
+
+def _seasons(r: Renderer, v: SeasonsView) -> list[dict[str, Any]]:
+    lines = r.render(v).text.split("\n")[1:]  # after the title, a line per season, a hint
+    return [
+        {"number": s.number, "archived": s.archived_at is not None, "html": line}
+        for s, line in zip(v.seasons, lines, strict=False)
+    ]
+
+
+class ViewHandler(Api):
+    """GET: everything the pages show, for the current season or `?season=N`."""
+
+    async def get(self) -> None:
+        season = self.season_arg()
+        standings, lang = await self.read(Standings(season=season))
+        try:
+            chart = await asyncio.to_thread(
+                self.env.service.balance_curves, self.place.chat_id, season, self.env.curves
+            )
+        except ServiceError:
+            chart = ()
+        settle, _ = await self.read(Settle(season=season))
+        history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
+        seasons, _ = await self.read(Seasons())
+        table, _ = await self.read(ShowPlayers())
+        r = self.renderer(lang)
+        kongs = await asyncio.to_thread(
+            self.env.service.pending_kongs, self.place.chat_id, self.place.thread_id
+        )
+        self.write(
+            {
+                "lang": r.lang,
+                "strings": texts.strings(r.lang),
+                "me": {
+                    "name": self.name,
+                    "admin": self.place.role is Role.ADMIN,
+                },
+                "standings": _standings(r, standings)
+                if isinstance(standings, StandingsView)
+                else None,
+                "chart": _chart(chart),
+                "settle": r.render(settle).text if isinstance(settle, SettleView) else None,
+                "history": [_hand(r, h) for h in reversed(history.hands)]
+                if isinstance(history, HistoryView)
+                else [],
+                "seasons": _seasons(r, seasons) if isinstance(seasons, SeasonsView) else [],
+                "table": _table(r, table, kongs) if isinstance(table, TableView) else None,
+            }
+        )
+
+
+class HistoryHandler(Api):
+    """GET `?n=N[&season=S]`: the last N hands, newest first."""
+
+    async def get(self) -> None:
+        n = self.get_query_argument("n", str(HISTORY_PAGE))
+        count = min(int(n), HISTORY_MAX) if n.isdigit() and int(n) > 0 else HISTORY_PAGE
+        history, lang = await self.read(History(n=count, season=self.season_arg()))
+        r = self.renderer(lang)
+        hands = history.hands if isinstance(history, HistoryView) else ()
+        self.write({"hands": [_hand(r, h) for h in reversed(hands)]})
+
+
+class _Recording(Api):
+    async def request_of(self, form: Any) -> tuple[str, Request]:
+        """The form's command (players by name where that reads the same) and request."""
+        table, _ = await self.read(ShowPlayers())
+        seats = table.seats if isinstance(table, TableView) else ()
+        try:
+            return forms.request(form, seats)
+        except forms.FormError:
+            raise tornado.web.HTTPError(400) from None
+
+    async def refused(self, msgid: str, params: Any) -> None:
+        lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
+        self.write({"ok": False, "error": self.renderer(lang).alert(msgid, params)})
+
+
+class CheckHandler(_Recording):
+    """POST `{form}`: would it be recorded? Run and rolled back; the refusal's reason if not."""
+
+    async def post(self) -> None:
+        text, request = None, None
+        try:
+            text, request = await self.request_of(self.body().get("form"))
+            await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
+        except (ParseError, ServiceError) as err:
+            await self.refused(err.msgid, err.params)
+            return
+        self.write({"ok": True, "command": text})
+
+
+class RecordHandler(_Recording):
+    """POST `{key, form}`: record once per key, and post it in the chat as if typed."""
+
+    async def post(self) -> None:
+        data = self.body()
+        try:
+            key = str(uuid.UUID(str(data.get("key"))))
+        except ValueError:
+            raise tornado.web.HTTPError(400) from None
+        try:
+            text, request = await self.request_of(data.get("form"))
+            ctx = self.ctx(text, update_id_of(key, self.place.chat_id))
+            answer = await self.env.service.perform(ctx, request)
+        except (ParseError, ServiceError) as err:
+            await self.refused(err.msgid, err.params)
+            return
+        r = self.renderer(answer.lang)
+        reply = answer.reply
+        repeated = not isinstance(reply, Recorded) or reply.repeated
+        if not repeated:
+            await self.post_in_chat(r, reply, text)
+        lines = r.hand(reply.view) if isinstance(reply, Recorded) else []
+        self.write({"ok": True, "command": text, "repeated": repeated, "html": lines})
+
+    async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
+        """The reply as the chat shows a typed command's, with its Undo button, under a line
+        saying who recorded it in the app. The record stands if Telegram refuses the message."""
+        out = r.render(reply)
+        code = "<code>" + html.escape(text) + "</code>"
+        name = html.escape(self.name)
+        who = r._("{name} in the app: {command}", name=name, command=code)
+        parts = split_text(f"{who}\n{out.text}")
+        thread = self.place.thread_id or None
+        bot = self.env.application.bot
+        try:
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                await bot.send_message(
+                    self.place.chat_id,
+                    part,
+                    parse_mode=ParseMode.HTML,
+                    message_thread_id=thread,
+                    reply_markup=markup(out) if last else None,
+                )
+        except TelegramError:
+            log.warning("could not post a hand recorded in the app", exc_info=True)
+
+
+def routes(env: Env) -> list[tuple[str, type[Api], dict[str, Any]]]:
+    args = {"env": env}
+    return [
+        (r"/app/api/view", ViewHandler, args),
+        (r"/app/api/history", HistoryHandler, args),
+        (r"/app/api/check", CheckHandler, args),
+        (r"/app/api/record", RecordHandler, args),
+        (r"/app/api/.*", Api, args),  # anything else: authenticated, then 405
+    ]

@@ -1,0 +1,162 @@
+"""A tap's form (JSON) → the command a player would type → the parser's typed request.
+
+The app builds the same text the chat accepts (seat numbers and keywords only, nothing free):
+`parse` makes of it exactly the request a typed command makes, with the parser's own checks, and
+the text is what the hand's record and the group's message echo.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields, is_dataclass, replace
+from typing import Any
+
+from bot.parsing import ParseError, parse
+from service.requests import PlayerRef, RefKind, Request
+
+HOWS = {
+    "zimo": "zimo",
+    "dianpao": "pao",
+    "gangkai": "gangkai",
+    "gangpao": "gangpao",
+    "qianggang": "qianggang",
+    "quanqiupao": "quanqiupao",
+    "haidilao": "haidi",
+    "haidipao": "haidipao",
+    "tianhu": "tianhu",
+    "dihu": "dihu",
+    "renhu": "renhu",
+}
+FROM_HOWS = frozenset({"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao"})
+CHAINED = frozenset({"gangkai", "gangpao", "qianggang"})
+PATTERNS = ("jihu", "pph", "qidui", "qidui1", "qidui2", "qidui3")
+KONGS = ("an", "ming", "bu")
+FLAGS = ("qys", "mq", "qqr")
+
+
+class FormError(ValueError):
+    """A form no tap can make (the page sends only well-formed ones)."""
+
+
+Label = Callable[[int], str]  # how a seat is written: its number, or its player's name
+
+
+def _seat(value: Any) -> int:
+    if type(value) is not int or not 1 <= value <= 4:
+        raise FormError("seat")
+    return value
+
+
+def _points(value: Any) -> str:
+    if type(value) is not int or not -10_000 <= value <= 10_000:
+        raise FormError("points")
+    return str(value)
+
+
+def _list(value: Any, limit: int) -> list[Any]:
+    if not isinstance(value, list) or not 1 <= len(value) <= limit:
+        raise FormError("list")
+    return value
+
+
+def _clause(c: Any, label: Label) -> str:
+    if not isinstance(c, Mapping) or c.get("how") not in HOWS:
+        raise FormError("clause")
+    how = str(c["how"])
+    words = [label(_seat(c.get("winner"))), HOWS[how]]
+    if how in FROM_HOWS:
+        words.append(label(_seat(c.get("from"))))
+    if how in CHAINED and c.get("chain") is not None:
+        chain = c["chain"]
+        if type(chain) is not int or not 1 <= chain <= 4:
+            raise FormError("chain")
+        words.append(str(chain))
+    pattern = c.get("pattern", "jihu")
+    if pattern not in PATTERNS:
+        raise FormError("pattern")
+    if pattern != "jihu":
+        words.append(pattern)
+    words += [flag for flag in FLAGS if c.get(flag) is True]
+    if c.get("sealed") is not None:
+        words += ["feng", label(_seat(c["sealed"]))]
+    return " ".join(words)
+
+
+def _hu(form: Mapping[str, Any], label: Label) -> str:
+    return "/hu " + "; ".join(_clause(c, label) for c in _list(form.get("clauses"), 3))
+
+
+def _gang(form: Mapping[str, Any], label: Label) -> str:
+    kind = form.get("type")
+    if kind not in KONGS:
+        raise FormError("kong")
+    words = ["/gang", label(_seat(form.get("player"))), str(kind)]
+    if kind != "an":
+        words.append(label(_seat(form.get("from"))))
+    return " ".join(words)
+
+
+def _report(form: Mapping[str, Any], label: Label) -> str:
+    words = ["/r"]
+    for entry in _list(form.get("entries"), 4):
+        if not isinstance(entry, Mapping):
+            raise FormError("entry")
+        word = f"{label(_seat(entry.get('player')))}={_points(entry.get('table'))}"
+        if entry.get("held") is not None:
+            word += f"/{_points(entry['held'])}"
+        words.append(word)
+    words += ["out", *(label(_seat(p)) for p in _list(form.get("out"), 3))]
+    return " ".join(words)
+
+
+_COMMANDS: dict[str, Callable[[Mapping[str, Any], Label], str]] = {
+    "hu": _hu,
+    "gang": _gang,
+    "liuju": lambda form, label: "/liuju",
+    "report": _report,
+}
+_NAME = re.compile(r"[^\W\d_][\w.-]{0,31}")  # one plain word: a name the parser reads back
+
+
+def command(form: Any, label: Label = str) -> str:
+    """The command text of a form; `FormError` when it is not one the page makes."""
+    if not isinstance(form, Mapping) or form.get("kind") not in _COMMANDS:
+        raise FormError("kind")
+    return _COMMANDS[str(form["kind"])](form, label)
+
+
+def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
+    """The command and its request (`bot.parsing.ParseError` when the parser refuses it). The
+    command names the players from `seats` where the parser reads the name as that player
+    (one plain word, no other seat of that name, not a keyword): else it keeps the number."""
+    text = command(form)
+    wanted = parse(text)
+    folded = [(name or "").casefold() for name in seats]
+
+    def name(seat: int) -> str:
+        given = seats[seat - 1] if seat <= len(seats) else None
+        plain = given and _NAME.fullmatch(given) and folded.count(given.casefold()) == 1
+        return given if plain and given else str(seat)
+
+    named = command(form, name)
+    try:
+        same = parse(named) == _named(wanted, name)
+    except ParseError:
+        same = False
+    return (named if same else text), wanted
+
+
+def _named(value: Any, name: Label) -> Any:
+    """`value` with each seat reference made the name reference `name` writes for it."""
+    if isinstance(value, PlayerRef):
+        if value.kind is RefKind.SEAT and not name(int(value.value)).isdigit():
+            return PlayerRef(RefKind.NAME, name(int(value.value)))
+        return value
+    if isinstance(value, tuple):
+        return tuple(_named(item, name) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return replace(
+            value, **{f.name: _named(getattr(value, f.name), name) for f in fields(value)}
+        )
+    return value

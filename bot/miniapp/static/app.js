@@ -1,0 +1,193 @@
+// jifen's Mini App: plain ES module, no library. The launch data comes from the URL's hash as
+// Telegram passes it (#tgWebAppData=…&tgWebAppThemeParams=…); the client is told things through
+// TelegramWebviewProxy.postEvent (mobile), the parent frame (web), or nothing (a browser).
+import { drawChart } from "./chart.js";
+import { recordPage } from "./record.js";
+
+const hash = new URLSearchParams(location.hash.slice(1));
+const initData = hash.get("tgWebAppData") || "";
+const launch = new URLSearchParams(initData);
+const chatToken =
+  launch.get("start_param") || hash.get("tgWebAppStartParam") ||
+  new URLSearchParams(location.search).get("startapp") || "";
+
+export function postEvent(type, data = {}) {
+  const proxy = window.TelegramWebviewProxy;
+  if (proxy && proxy.postEvent) proxy.postEvent(type, JSON.stringify(data));
+  else if (window.parent !== window) {
+    window.parent.postMessage(JSON.stringify({ eventType: type, eventData: data }), "*");
+  }
+}
+
+function launchTheme() {
+  try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch { return {}; }
+}
+
+// The client's events: the mobile apps call Telegram.WebView.receiveEvent (older ones
+// TelegramGameProxy.receiveEvent), the web client posts messages to the frame.
+function listen() {
+  const receive = (type, data) => {
+    if (type === "theme_changed" && data?.theme_params) applyTheme(data.theme_params);
+    if (type === "viewport_changed" && Number(data?.height) > 0) {
+      document.documentElement.style.setProperty("--tg-viewport-stable-height", `${Number(data.height)}px`);
+    }
+  };
+  window.Telegram = { WebView: { receiveEvent: receive } };
+  window.TelegramGameProxy = { receiveEvent: receive };
+  window.addEventListener("message", (event) => {
+    try { const m = JSON.parse(event.data); receive(m.eventType, m.eventData); } catch { /* not ours */ }
+  });
+}
+
+function applyTheme(theme) {
+  const root = document.documentElement;
+  for (const [key, value] of Object.entries(theme)) {
+    if (/^#[0-9a-f]{3,8}$/i.test(value)) root.style.setProperty(`--tg-theme-${key.replaceAll("_", "-")}`, value);
+  }
+  if (Object.keys(theme).length) root.classList.add("themed");
+}
+
+export async function api(path, body) {
+  const response = await fetch(`/app/api/${path}`, {
+    method: body ? "POST" : "GET",
+    headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken, "Content-Type": "application/json" },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) throw new Error(String(response.status));
+  return response.json();
+}
+
+export const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "html") node.innerHTML = value;  // the server's rendered, escaped HTML
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== false && value != null) node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c != null));
+  return node;
+};
+
+let toastTimer;
+export function toast(text, bad = false) {
+  const node = document.getElementById("toast");
+  node.textContent = text;
+  node.className = bad ? "bad" : "";
+  node.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.hidden = true; }, bad ? 5000 : 2500);
+}
+
+const state = { data: null, tab: "standings", season: null, player: "", shown: 0 };
+export const t = (key, params = {}) =>
+  (state.data?.strings.page[key] || key).replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
+const amountClass = (text) => (text.startsWith("-") ? "neg" : text === "0" ? "" : "pos");
+
+function seasonTitle(s) {
+  const n = s?.season ?? state.data.seasons.at(-1)?.number;
+  return n ? t("season", { n }) + (s?.archived ? ` · ${t("archived")}` : "") : "";
+}
+
+const pages = {
+  standings() {
+    const s = state.data.standings;
+    const out = [el("h1", {}, seasonTitle(s))];
+    if (!s || !s.sections.length) return [...out, el("p", { class: "hint" }, t("nothing"))];
+    for (const section of s.sections) {
+      out.push(el("h2", {}, state.data.strings.unit[section.unit] || section.unit));
+      out.push(el("ul", { class: "rows card" }, ...section.rows.map((row, i) =>
+        el("li", {}, el("span", {}, `${i + 1}. ${row.name}`), el("b", { class: amountClass(row.amount) }, row.amount)))));
+      const series = state.data.chart.find((c) => c.unit === section.unit);
+      if (series) out.push(el("div", { class: "card" }, drawChart(series)));
+    }
+    if (s.progress) out.push(el("p", { class: "card", html: s.progress }));
+    return out;
+  },
+  history() {
+    const hands = state.data.history;
+    const names = [...new Set(hands.flatMap((h) => h.names))].sort();
+    const chips = el("div", { class: "chips" }, ...["", ...names].map((name) =>
+      el("button", { class: "chip", "aria-pressed": String(state.player === name),
+        onclick: () => { state.player = name; show(); } }, name || t("all_players"))));
+    const shown = hands.filter((h) => !state.player || h.names.includes(state.player));
+    const when = (h) => new Date(h.at).toLocaleString(state.data.lang === "zh" ? "zh-CN" : "en", { dateStyle: "short", timeStyle: "short" });
+    const list = shown.map((h) => el("div", { class: "card" }, el("div", { class: "hint" }, when(h)),
+      el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") })));
+    const more = el("button", { class: "link", onclick: loadMore }, t("more"));
+    return [el("h1", {}, t("history")), chips, ...(list.length ? list : [el("p", { class: "hint" }, t("nothing"))]),
+      hands.length >= state.shown ? more : null];
+  },
+  settle() {
+    const html = state.data.settle;
+    return [el("h1", {}, t("settle")), html ? el("div", { class: "card hand", html }) : el("p", { class: "hint" }, t("nothing"))];
+  },
+  seasons() {
+    return [el("h1", {}, t("seasons")), el("ul", { class: "rows card" }, ...[...state.data.seasons].reverse().map((s) =>
+      el("li", {}, el("button", { class: "link season", onclick: () => openSeason(s), html: s.html }))))];
+  },
+  table() {
+    const table = state.data.table;
+    if (!table) return [el("h1", {}, t("table")), el("p", { class: "hint" }, t("no_table"))];
+    const out = [el("h1", {}, t("table")), el("div", { class: "card hand", html: table.html })];
+    if (table.kongs.length) out.push(el("h2", {}, t("pending_kongs")), el("div", { class: "card hand", html: table.kongs.join("\n") }));
+    if (state.data.standings?.progress) out.push(el("p", { class: "card", html: state.data.standings.progress }));
+    return out;
+  },
+  record() {
+    return recordPage(state.data, async () => { await load(); });
+  },
+};
+
+async function openSeason(s) {
+  state.season = s.archived ? s.number : null;
+  state.tab = "standings";
+  await load();
+}
+
+async function loadMore() {
+  const n = state.shown + 30;
+  const season = state.season ? `&season=${state.season}` : "";
+  const more = await api(`history?n=${n}${season}`);
+  state.data.history = more.hands;
+  state.shown = n;
+  show();
+}
+
+function show() {
+  const tabs = document.getElementById("tabs");
+  const names = ["standings", "history", "settle", "seasons", "table", "record"];
+  tabs.replaceChildren(...names.map((name) => el("button", {
+    "aria-current": state.tab === name ? "page" : false, "data-tab": name,
+    onclick: () => { state.tab = name; show(); postEvent("web_app_trigger_haptic_feedback", { type: "selection_change" }); },
+  }, t(name))));
+  document.getElementById("page").replaceChildren(...pages[state.tab]().filter((node) => node != null));
+}
+
+async function load() {
+  const season = state.season ? `?season=${state.season}` : "";
+  state.data = await api(`view${season}`);
+  state.shown = 30;
+  document.documentElement.lang = state.data.lang === "zh" ? "zh-Hans" : "en";
+  show();
+}
+
+async function main() {
+  listen();
+  applyTheme(launchTheme());
+  postEvent("web_app_ready");
+  postEvent("web_app_expand");
+  postEvent("web_app_request_theme");
+  postEvent("web_app_request_viewport");
+  const page = document.getElementById("page");
+  if (!initData || !chatToken) {
+    page.replaceChildren(el("p", { class: "hint" }, "Send /app in your group to open its table here. · 在群里发送 /app 打开本群的牌桌。"));
+    return;
+  }
+  try {
+    await load();
+  } catch (error) {
+    page.replaceChildren(el("p", { class: "hint" }, `⚠️ ${error.message}`));
+  }
+}
+
+main();

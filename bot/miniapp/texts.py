@@ -1,0 +1,60 @@
+"""The page's own words, translated by the bot's catalogs and sent with the data (the page has
+no catalog of its own). Keys are what `static/app.js` asks for."""
+
+from __future__ import annotations
+
+from bot import labels
+from bot.i18n import N_, translator
+
+PAGE: dict[str, str] = {
+    "standings": N_("Standings"),
+    "history": N_("History"),
+    "settle": N_("Settle up"),
+    "seasons": N_("Seasons"),
+    "table": N_("Table"),
+    "record": N_("Record"),
+    "season": N_("Season {n}"),
+    "archived": N_("archived"),
+    "nothing": N_("No hands recorded yet."),
+    "no_table": N_("No table is open here. Open one in the chat with /new."),
+    "all_players": N_("All players"),
+    "more": N_("Show more"),
+    "hand": N_("Mahjong hand"),
+    "kong": N_("Kong"),
+    "liuju": N_("流局 no winner"),
+    "report": N_("510K hand"),
+    "winner": N_("Winner"),
+    "how": N_("How"),
+    "from": N_("From whom"),
+    "pattern": N_("Pattern"),
+    "flags": N_("Flags"),
+    "sealed": N_("封胡 sealed by"),
+    "chain": N_("Chained kongs"),
+    "add_winner": N_("Another winner on this discard"),
+    "konger": N_("Who"),
+    "kind": N_("Kind"),
+    "table_points": N_("Table points"),
+    "held": N_("Points in hand"),
+    "out": N_("Went out, in order"),
+    "clear": N_("Clear"),
+    "save": N_("Record it"),
+    "saving": N_("Recording…"),
+    "saved": N_("Recorded and posted in the chat."),
+    "refused": N_("Not possible:"),
+    "pending_kongs": N_("Kongs of this hand"),
+    "offline": N_("No connection. Try again."),
+}
+
+
+def strings(lang: str) -> dict[str, object]:
+    """The page's words and the game's names (ways to win, patterns, flags, kongs, units) in
+    `lang`."""
+    _ = translator(lang).gettext
+    return {
+        "page": {key: _(msgid) for key, msgid in PAGE.items()},
+        "win": {key: _(msgid) for key, msgid in labels.WIN.items()},
+        "pattern": {key: _(msgid) for key, msgid in labels.PATTERN.items()},
+        "flag": {key: _(msgid) for key, msgid in labels.FLAG.items()},
+        "kong": {key: _(msgid) for key, msgid in labels.KONG.items()},
+        "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()},
+    }

@@ -1,0 +1,120 @@
+"""Free scoring: /s records a round of a free table (any game), /pay a transfer at any table.
+
+A free table's points are their own unit, one per game name (`scoring.games.free_unit`); a
+transfer moves the points of its table's unit (mahjong points at a mahjong table…).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import TypeVar
+
+from scoring import ERROR_CODES
+from scoring.errors import ScoringError
+from scoring.free import round_scores, transfer
+from scoring.games import EventKind, Game, free_unit
+from service import players as who
+from service.errors import N_, ServiceError
+from service.ledger import fresh_view, record
+from service.replies import Recorded
+from service.requests import Pay, Score
+from service.tables import require_table
+from service.unit import Tx
+from storage.gateway import ledger as book
+from storage.gateway import stats
+from storage.rows import PlayerRow, TableRow, TransferRow
+
+USAGE_S = "/s A+30 B-10 C"  # no words to translate
+USAGE_PAY = "/pay A B 5"
+T = TypeVar("T")
+
+
+def table_unit(table: TableRow) -> str:
+    """The unit a table's points count in."""
+    game = Game(table.game)
+    return free_unit(table.name) if game is Game.FREE else game.unit.value
+
+
+def score(tx: Tx, req: Score) -> Recorded:
+    table = require_table(tx, Game.FREE)
+    people = who.seated(tx, table)
+    seats: list[tuple[int, Fraction | None]] = []
+    for entry in req.entries:
+        seat = who.seat_of(tx, table, entry.player, people)
+        if seat in (s for s, _ in seats):
+            raise ServiceError(N_("{name} appears twice."), usage=USAGE_S, name=people[seat].name)
+        seats.append((seat, entry.amount))
+    scores = _checked(lambda: round_scores(seats, range(len(people))), USAGE_S)
+    net = {people[s].id: amount for s, amount in scores.items()}
+    return _record(tx, table, people, EventKind.HAND, net, "score")
+
+
+def pay(tx: Tx, req: Pay) -> Recorded:
+    table = require_table(tx)
+    people = who.seated(tx, table)
+    payer = people[who.seat_of(tx, table, req.payer, people)]
+    payee = people[who.seat_of(tx, table, req.payee, people)]
+    net = _checked(lambda: transfer(payer.id, payee.id, req.amount), USAGE_PAY)
+    return _record(tx, table, people, EventKind.PAY, net, "pay")
+
+
+def _checked(compute: Callable[[], T], usage: str) -> T:
+    try:
+        return compute()
+    except ScoringError as err:
+        raise ServiceError(
+            N_("This cannot be recorded: {problem}"),
+            usage=usage,
+            problem=ERROR_CODES.get(err.code, str(err)),
+        ) from err
+
+
+def _record(
+    tx: Tx,
+    table: TableRow,
+    people: Sequence[PlayerRow],
+    kind: EventKind,
+    net: Mapping[int, Fraction],
+    reason: str,
+) -> Recorded:
+    """Record the event and its transfers: a round as one payment per score (the table pays
+    a positive score, takes a negative one), a transfer as one payment between the two."""
+    unit = table_unit(table)
+    data = {
+        "names": [p.name for p in people],
+        "seats": list(table.seats),
+        "unit": unit,
+        "net": {str(pid): str(amount) for pid, amount in net.items()},
+    }
+    event = record(tx, table, kind, data)
+    if kind is EventKind.PAY:
+        (payer,) = [pid for pid, a in net.items() if a < 0]
+        (payee,) = [pid for pid, a in net.items() if a > 0]
+        transfers = [TransferRow(tx.season.id, unit, payer, payee, net[payee], reason)]
+    else:
+        transfers = [
+            TransferRow(
+                tx.season.id,
+                unit,
+                None if amount > 0 else pid,
+                pid if amount > 0 else None,
+                abs(amount),
+                reason,
+            )
+            for pid, amount in net.items()
+            if amount
+        ]
+    book.add_transfers(
+        tx.db, event.id, transfers, season_id=tx.season.id, unit=unit, seated=table.seats
+    )
+    if kind is EventKind.HAND:  # a round counts in /stats; a transfer moves balances only
+        stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
+    view = fresh_view(event, transfers, people)
+    return Recorded(view=view, totals=_totals(tx, unit, people))
+
+
+def _totals(tx: Tx, unit: str, people: Sequence[PlayerRow]) -> tuple[tuple[str, Fraction], ...]:
+    """The seated players' balances in `unit` after the change."""
+    have = {b.player_id: b.amount for b in book.balances(tx.db, tx.season.id) if b.unit == unit}
+    return tuple((p.name, have.get(p.id, Fraction(0))) for p in people)

@@ -1,0 +1,48 @@
+"""Player names as people see them: normalised, never empty, and told apart at a table.
+
+``clean`` is what is stored and shown: NFKC (full-width letters become ordinary ones), without
+control and format characters (Unicode Cc/Cf: right-to-left overrides, isolates, zero-width
+joiners, soft hyphens — they reorder or hide text), spaces collapsed, at most ``MAX_NAME``
+characters. ``skeleton`` is what two names are compared by: the clean name, casefolded, with
+Cyrillic and Greek letters that look like Latin ones mapped to those, and no spaces; two names
+with the same skeleton look alike on screen.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_NAME = 32
+
+# Cyrillic and Greek letters drawn like Latin ones (after casefolding), mapped to them.
+_LOOKALIKES = str.maketrans(
+    {
+        "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ј": "j",
+        "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s",
+        "т": "t", "и": "n", "у": "y", "х": "x", "ԝ": "w", "ь": "b", "ѵ": "v", "ё": "e",
+        "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+        "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c",
+    }
+)  # fmt: skip
+
+
+def clean(name: str) -> str:
+    """The name as stored and shown ("" when nothing visible is left)."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or not _hidden(ch))
+    return " ".join(text.split())[:MAX_NAME].strip()
+
+
+def _hidden(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cf")
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: equal skeletons cannot be told apart at a glance."""
+    folded = unicodedata.normalize("NFKC", clean(name).casefold())
+    return "".join(folded.translate(_LOOKALIKES).split())
+
+
+def member_name(first_name: str, username: str | None, user_id: int) -> str:
+    """A member's shown name: the clean first name, else the @username, else a number."""
+    return clean(first_name) or (f"@{username}" if username else f"#{user_id % 10000:04d}")

@@ -1,0 +1,112 @@
+"""The real Application over the fake Bot API with the webhook server of `bot.serving` in this
+process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import tornado.web
+from sqlalchemy.engine import Engine
+from tornado.httpserver import HTTPServer
+
+from bot import outbox
+from bot.app import build_application
+from bot.inbound import MAX_BODY
+from bot.serving import SECRET_HEADER, routes
+from bot.settings import Settings
+from storage.db import read_transaction
+from storage.gateway import outbox as book
+from tests.botprocess import free_port
+from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
+from tests.emulator.request import EmulatorRequest
+
+SECRET = "transport-Secret_1"
+_update_ids = itertools.count(1, 1_000_000)
+PLAYERS = [User(301 + i, name, language_code="en") for i, name in enumerate("ABCD")]
+ZH = User(399, "老王", language_code="zh-hans")
+
+
+def new_group(api: FakeBotApi, chat_id: int) -> Chat:
+    chat = api.add_chat(Chat(chat_id, "supergroup", title=f"table {chat_id}"))
+    for user in (*PLAYERS, ZH):
+        api.set_member(chat.id, user, "member")
+    return chat
+
+
+@dataclass
+class Hook:
+    api: FakeBotApi
+    app: Any
+    engine: Engine
+    sender: outbox.Sender
+    url: str
+    client: httpx.AsyncClient
+
+    async def post(
+        self, body: bytes | Any, *, secret: str | None = SECRET, **headers: str
+    ) -> httpx.Response:
+        """POST `body` (bytes as they are, anything else as JSON) as Telegram does."""
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        sent = {"Content-Type": "application/json", **headers}
+        if secret is not None:
+            sent[SECRET_HEADER] = secret
+        return await self.client.post(self.url, content=content, headers=sent)
+
+    async def say(self, chat: Chat, user: User, text: str) -> httpx.Response:
+        update = self.api.send_text(chat, user, text)
+        self.api.take_updates()
+        return await self.post(update)
+
+    async def replies(self, chat: Chat, since: int = 0) -> list[OutboxEntry]:
+        """What the bot sent to `chat` once the outbox is empty."""
+        await self.drained()
+        return self.api.outbox_since(since, chat.id)
+
+    async def drained(self, timeout: float = 20.0) -> None:
+        async def empty() -> None:
+            while await asyncio.to_thread(self.unsent):
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(empty(), timeout)
+
+    def unsent(self) -> int:
+        with read_transaction(self.engine) as db:
+            return book.unsent(db)
+
+
+@asynccontextmanager
+async def webhook_bot(
+    engine: Engine, *, send: bool = True, api: FakeBotApi | None = None
+) -> AsyncIterator[Hook]:
+    """The bot with its webhook on a loopback port (over `api`, else a new fake Telegram);
+    the sender runs when `send`."""
+    api = api or FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
+    config = Settings.given(
+        token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
+    )
+    app = build_application(
+        config, engine=engine, request=EmulatorRequest(api), updates_request=EmulatorRequest(api)
+    )
+    await app.initialize()
+    sender = outbox.Sender(app.bot, app.bot_data["service"])
+    port = free_port()
+    server = HTTPServer(
+        tornado.web.Application(routes(app, "hook", SECRET, sender)), max_body_size=MAX_BODY
+    )
+    server.listen(port, address="127.0.0.1")
+    sending = asyncio.create_task(sender.run()) if send else None
+    try:
+        async with httpx.AsyncClient(timeout=30) as client:
+            yield Hook(api, app, engine, sender, f"http://127.0.0.1:{port}/hook", client)
+    finally:
+        server.stop()
+        if sending is not None:
+            await sender.stop(sending)
+        await app.shutdown()

@@ -1,0 +1,72 @@
+"""/export's files: plain CSV while small, gzip-compressed above, compressed parts when even
+that is over Telegram's upload limit; every way, the same rows."""
+
+from __future__ import annotations
+
+import gzip
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from bot import export_csv
+from service.replies import ExportData, ExportRow
+
+
+def ledger(rows: int) -> ExportData:
+    lines = tuple(
+        ExportRow(
+            at=datetime(2026, 1, 1, 20, n % 60),
+            hand_no=1 + n // 3,
+            game="mahjong",
+            unit="mahjong",
+            payer=f"甲{n % 7}",
+            payee=f"Bob{n % 5}",
+            amount=Fraction(n % 17, 2),
+            reason="win",
+            recorded_by="老王",
+            undone=n % 11 == 0,
+        )
+        for n in range(rows)
+    )
+    return ExportData(season=3, archived=False, rows=lines, count=rows, hands=1 + rows // 3)
+
+
+def read(path: Path) -> bytes:
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
+def test_a_small_ledger_is_one_plain_csv(tmp_path: Path) -> None:
+    data = ledger(50)
+    (only,) = export_csv.export_files(data, "zh", tmp_path)
+    assert only.name == "jifen-season-3.csv"
+    assert only.read_bytes() == export_csv.export_csv(data, "zh")
+
+
+def test_a_big_ledger_is_compressed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(export_csv, "PLAIN_UP_TO", 1000)
+    monkeypatch.setattr(export_csv, "CHUNK", 100)  # many chunks
+    data = ledger(2000)
+    (only,) = export_csv.export_files(data, "en", tmp_path)
+    assert only.name == "jifen-season-3.csv.gz"
+    assert read(only) == export_csv.export_csv(data, "en")
+    assert only.stat().st_size < len(read(only)) / 4
+
+
+def test_over_the_upload_limit_it_is_split_into_parts_with_headers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(export_csv, "PLAIN_UP_TO", 1000)
+    monkeypatch.setattr(export_csv, "UPLOAD_LIMIT", 5000)
+    data = ledger(2000)
+    whole = export_csv.export_csv(data, "en").splitlines(keepends=True)
+    parts = export_csv.export_files(data, "en", tmp_path)
+    assert [p.name for p in parts[:2]] == [
+        "jifen-season-3-part1.csv.gz",
+        "jifen-season-3-part2.csv.gz",
+    ]
+    texts = [read(p).splitlines(keepends=True) for p in parts]
+    assert all(t[0] == whole[0] and len(b"".join(t)) <= 5000 for t in texts)
+    assert all(p.stat().st_size <= 5000 for p in parts)
+    assert [line for t in texts for line in t[1:]] == whole[1:]
