@@ -137,7 +137,7 @@ async def test_kongs_and_a_510k_report_are_recorded_by_form(kit: AppKit) -> None
         view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
     assert answer.json()["command"] == "/gang Bob an"
     assert any("Bob" in line for line in view["table"]["kongs"])
-    await kit.say(ANN, "/new 510k")
+    await kit.say(ANN, "/new 510k confirm")  # the pending kong is dropped, confirmed
     await kit.say(ANN, "/seats Ann Bob Cat Dan")
     report = {
         "kind": "report",
