@@ -131,7 +131,11 @@ def _people(transfers: Sequence[TransferRow]) -> list[int]:
 
 
 def _last_record(tx: Tx, event: EventRow) -> EventRow | None:
-    return book.last_live_event(tx.db, event.table_id or 0, event.season_id)
+    """The table's last hand or kong: a transfer (/pay) after a hand changes neither the dealer
+    nor the kongs nor a marathon, so that hand is still the last."""
+    return book.last_live_event(
+        tx.db, event.table_id or 0, event.season_id, (EventKind.HAND, EventKind.KONG)
+    )
 
 
 def _pending(tx: Tx, kong: EventRow) -> bool:
