@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from scoring.games import Game
+from service.requests import NewTable
+
 VERSION = "v1"
 MAX_ID = 2**31 - 1  # database ids are 32-bit integers
 
@@ -17,6 +20,44 @@ def reset_data(season_id: int) -> str:
     return f"{VERSION}:reset:{season_id}"
 
 
+def new_data(table_id: int, req: NewTable) -> str:
+    """Confirm /new over table `table_id`: the game and its options ride along."""
+    flags = "".join("-" if v is None else str(int(v)) for v in (req.sisuang, req.zerosum))
+    data = f"{VERSION}:new:{table_id}:{req.game.value}:{int(req.marathon)}{flags}"
+    return f"{data}:{req.name}" if req.name else data
+
+
+def fits(data: str) -> bool:
+    """Telegram takes at most 64 bytes of callback data (a long free game name may not fit)."""
+    return len(data.encode()) <= 64
+
+
+def new_request(arg: str) -> NewTable | None:
+    """The confirmed /new of a `new_data` button; None if malformed."""
+    parts = arg.split(":", 3)
+    if len(parts) not in (3, 4) or not _id(parts[0]) or parts[1] not in set(Game):
+        return None
+    name = parts[3] if len(parts) == 4 else ""
+    if name and Game(parts[1]) is not Game.FREE:
+        return None
+    flags = parts[2]
+    if len(flags) != 3 or flags[0] not in "01" or any(f not in "01-" for f in flags[1:]):
+        return None
+
+    def flag(f: str) -> bool | None:
+        return None if f == "-" else f == "1"
+
+    return NewTable(
+        Game(parts[1]),
+        marathon=flags[0] == "1",
+        sisuang=flag(flags[1]),
+        zerosum=flag(flags[2]),
+        confirm=True,
+        replaces=int(parts[0]),
+        name=name,
+    )
+
+
 def claim_data(player_id: int, user_id: int) -> str:
     """ "I am this guest", for the one member who may press it."""
     return f"{VERSION}:me:{player_id}.{user_id}"
@@ -26,24 +67,28 @@ def cancel_data() -> str:
     return f"{VERSION}:cancel"
 
 
+def _id(text: str) -> bool:
+    return text.isascii() and text.isdigit() and int(text) <= MAX_ID
+
+
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "me" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
+    action: str  # "undo" | "reset" | "new" | "me" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
     arg: str
 
 
 def parse_press(data: str | None) -> Press | None:
     """Decode callback data; None for anything malformed, stale-versioned or oversized."""
-    if not data or len(data.encode()) > 64:
+    if not data or not fits(data):
         return None
     parts = data.split(":", 2)
     if len(parts) < 2 or parts[0] != VERSION:
         return None
     action, arg = parts[1], parts[2] if len(parts) == 3 else ""
     if action in ("undo", "reset"):
-        return (
-            Press(action, arg) if arg.isascii() and arg.isdigit() and int(arg) <= MAX_ID else None
-        )
+        return Press(action, arg) if _id(arg) else None
+    if action == "new":
+        return Press(action, arg) if new_request(arg) is not None else None
     if action == "me":
         ids = arg.split(".")
         valid = len(ids) == 2 and all(i.isascii() and i.isdigit() and len(i) <= 19 for i in ids)

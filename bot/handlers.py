@@ -22,7 +22,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot import labels, score_buttons, wizard
-from bot.callbacks import parse_press, press_key
+from bot.callbacks import new_request, parse_press, press_key
 from bot.chart_process import draw_apart
 from bot.export_csv import export_files
 from bot.flood import FloodGuard, Verdict
@@ -32,6 +32,7 @@ from bot.origin import channel_of, sender_key, typed_here
 from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.render import Out, Renderer
 from bot.render_insight import chart_caption, chart_texts, export_caption
+from bot.undo_reply import undo_of_reply
 from scoring.games import Game, Unit
 from service.context import Actor, Ctx
 from service.core import Answer, Service
@@ -231,6 +232,8 @@ async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     try:
         request = parse(text, context.bot.username)
+        if isinstance(request, Undo):
+            request = undo_of_reply(request, message, context.bot.id)
     except NotForThisBot:
         return
     except ParseError as err:
@@ -309,13 +312,22 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if press.action == "me":
         await claim_step(update, context, renderer, press.arg)
         return
-    request: Request = (
+    request: Request | None = (
         Undo(event_id=int(press.arg))
         if press.action == "undo"
+        else new_request(press.arg)
+        if press.action == "new"
         else Reset(confirm=True, season_id=int(press.arg))
     )
+    assert request is not None  # parse_press checked it
+    # a confirmed /new or a (confirmed) undo writes: a double tap records once
+    once = (
+        press_key(message.chat.id, message.message_id, query.data or "")
+        if press.action in ("new", "undo")
+        else None
+    )
     try:
-        reply = (await run(update, context, request, f"[{press.action}]")).reply
+        reply = (await run(update, context, request, f"[{press.action}]", once_key=once)).reply
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TypeVar
@@ -108,7 +109,7 @@ USAGE: dict[str, str] = {
     "hu": N_("/hu <winner> <how> [pattern] [flags]"),
     "liuju": N_("/liuju"),
     "r": N_("/r <player>=<table points>[/<points in hand>] … out <first> <second> [<third>]"),
-    "undo": N_("/undo"),
+    "undo": N_("/undo [hand number]"),
     "standings": N_("/standings [season]"),
     "history": N_("/history [n] [season <number>]"),
     "settle": N_("/settle [season]"),
@@ -285,6 +286,7 @@ _split_gang = _glue_splitter(frozenset(_KONGS))
 _ME = frozenset({"me", "i", "我"})
 _OUT = frozenset({"out", "出"})
 _SEASON = frozenset({"season", "赛季"})
+MAX_HAND_NO = 2**31 - 1
 _CONFIRM = frozenset({"confirm", "yes", "y", "ok", "确认", "是"})
 _SEATS = frozenset({"1", "2", "3", "4"})
 
@@ -539,11 +541,15 @@ def _parse_new(args: str) -> NewTable:
     three = False
     options: dict[str, tuple[bool, str]] = {}
     words = _words(args)
+    confirm = any(w.lower() in _CONFIRM for w in words)
+    words = [w for w in words if w.lower() not in _CONFIRM]
     if words and _GAMES.get(words[0].lower()) is Game.FREE:
-        return _parse_new_free(words[1:])
+        return replace(_parse_new_free(words[1:]), confirm=confirm)
     for word in words:
         key = word.lower()
-        if key in _GAMES:
+        if key in _CONFIRM:
+            confirm = True
+        elif key in _GAMES:
             if game is not None:
                 raise ParseError(
                     N_("two games given: '{first}' and '{second}'"),
@@ -599,7 +605,11 @@ def _parse_new(args: str) -> NewTable:
         return options[option][0] if option in options else None
 
     return NewTable(
-        game, marathon=bool(flag("marathon")), sisuang=flag("sisuang"), zerosum=flag("zerosum")
+        game,
+        marathon=bool(flag("marathon")),
+        sisuang=flag("sisuang"),
+        zerosum=flag("zerosum"),
+        confirm=confirm,
     )
 
 
@@ -1132,6 +1142,26 @@ def _parse_reset(args: str) -> Reset:
     return Reset(confirm=True)
 
 
+def _parse_undo(args: str) -> Undo:
+    """`/undo` (the table's last record) · `/undo 7` (hand #7) · `/undo confirm`."""
+    usage = USAGE["undo"]
+    words = _words(args)
+    if not words:
+        return Undo()
+    _no_more(words[1:], usage)
+    word = words[0]
+    if word.lower() in _CONFIRM:
+        return Undo(confirm=True)
+    number = word.removeprefix("#").removeprefix("第").removesuffix("局")
+    if not (number.isascii() and number.isdigit()) or not 0 < int(number) <= MAX_HAND_NO:
+        raise ParseError(
+            N_("'{word}' is not a hand number; write /undo 7 for hand #7"),
+            usage,
+            word=_show(word),
+        )
+    return Undo(hand_no=int(number))
+
+
 def _stake(word: str, usage: str) -> str:
     """A stake: a non-negative decimal, at most 4 decimals, at most 1000000 (normalised text)."""
     if not _STAKE.fullmatch(word) or Decimal(word) > 1_000_000:
@@ -1235,7 +1265,7 @@ _HANDLERS: dict[str, _Handler] = {
     "hu": _parse_hu,
     "liuju": _bare(Liuju, "liuju"),
     "r": _parse_report,
-    "undo": _bare(Undo, "undo"),
+    "undo": _parse_undo,
     "standings": _seasonal(Standings, "standings"),
     "history": _parse_history,
     "settle": _seasonal(Settle, "settle"),

@@ -10,7 +10,7 @@ from html import escape, unescape
 from typing import Any
 
 from bot import labels
-from bot.callbacks import cancel_data, claim_data, reset_data, undo_data
+from bot.callbacks import cancel_data, claim_data, fits, new_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
 from bot.render_free import free_lines, record_title, totals_line, unit_title
@@ -323,7 +323,12 @@ class Renderer:
             )
             for side, points in p.sides
         )
-        return self._("🏃 Marathon after {n} hand(s): {sides}", n=p.hands, sides=sides)
+        line = self._("🏃 Marathon after {n} hand(s): {sides}", n=p.hands, sides=sides)
+        if p.newcomers:
+            line += " " + self._(
+                "({names} joined the marathon at 0.)", names=escape(", ".join(p.newcomers))
+            )
+        return line
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -351,6 +356,10 @@ class Renderer:
             lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
         if v.game == Game.K510:
             lines.append(self._("Teams: seats 1+3 vs 2+4."))
+        if v.left:
+            lines.append(
+                self._("No seat at this table for: {names}.", names=escape(", ".join(v.left)))
+            )
         free = sum(1 for s in v.seats if s is None)
         if free:
             lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
@@ -467,6 +476,56 @@ class Renderer:
         )
         return Out(text, buttons)
 
+    def _newask(self, v: r.NewAsk) -> Out:
+        game = self._(labels.GAME[v.request.game.value])
+        lines = [
+            self._(
+                "Replace the open table ({old}: {names}) with a new one ({game})?",
+                old=self._(labels.GAME[v.game]),
+                names=escape(", ".join(v.seated)),
+                game=game,
+            )
+        ]
+        if v.kongs:
+            lines.append(
+                self._("{n} kong(s) of the hand being played are dropped unpaid.", n=v.kongs)
+            )
+        if v.marathon:
+            lines.append(self._("The running marathon's totals are dropped."))
+        left = v.seated[len(v.kept) :]
+        if left:
+            lines.append(
+                self._(
+                    "{names} keep their seats; no seat for {left}.",
+                    names=escape(", ".join(v.kept)),
+                    left=escape(", ".join(left)),
+                )
+            )
+        else:
+            lines.append(self._("Everyone keeps their seat."))
+        lines.append(self._("Typed: /new … confirm."))
+        data = new_data(v.replaces, v.request)
+        confirm = (Button(self._("Confirm"), data),) if fits(data) else ()
+        buttons = ((*confirm, Button(self._("Cancel"), cancel_data())),)
+        return Out("\n".join(lines), buttons)
+
+    def _undoask(self, v: r.UndoAsk) -> Out:
+        what = self._("hand #{n}", n=v.hand_no) if v.hand_no is not None else self._("the kong")
+        text = self._(
+            "{name} has just undone a record. Undo one more, {what} — {text}? "
+            "(Typed: /undo confirm.)",
+            name=escape(v.undone_by),
+            what=what,
+            text=f"<i>{quote(v.text)}</i>",
+        )
+        buttons = (
+            (
+                Button(self._("Undo"), undo_data(v.event_id)),
+                Button(self._("Cancel"), cancel_data()),
+            ),
+        )
+        return Out(text, buttons)
+
     def _resetdone(self, v: r.ResetDone) -> Out:
         text = self._(
             "Season {old} archived. Season {new} begins: everyone starts from 0. "
@@ -476,7 +535,8 @@ class Renderer:
         )
         if v.last_hand is not None:
             text += "\n" + self._(
-                "Hands up to #{n} are in season {old}; later ones in season {new}.",
+                "This table's hands up to #{n} are in season {old}; in season {new} they count"
+                " from #1 again.",
                 n=v.last_hand,
                 old=v.archived,
                 new=v.new,

@@ -84,6 +84,34 @@ K510_RULES = (
     ),
 )
 
+TABLE_RULES = (
+    N_(
+        "Table: a kong belongs to the people it names. While a kong of the hand being played is "
+        "unpaid, /seats may reorder them but not seat them out: finish the hand (/hu, /liuju) or "
+        "/undo the kong first. /seats makes seat 1 the dealer."
+    ),
+    N_(
+        "Table: /new keeps the players seated in order, as many as the new game has (mahjong "
+        "after mahjong keeps the dealer too). When someone finds no seat, or the hand being "
+        "played has unpaid kongs, or a marathon is running (those are dropped), it asks first: "
+        "a button, or /new … confirm."
+    ),
+    N_(
+        "Marathon totals belong to people: they follow a player to another seat; who sits down "
+        "during a marathon starts at 0, who stands up leaves it with his points. Four players: "
+        "a side is the two partners' sum."
+    ),
+    N_(
+        "Undo: /undo reverts the table's last record; /undo 7, or /undo as a reply to a hand's "
+        "message, reverts that hand. Both stay in the ledger: the undo names its target. The "
+        "last hand's undo brings back its dealer and its kongs (record it again); an older "
+        "hand's undo takes its kongs along and keeps the dealer (the rotation is not replayed). "
+        "In a marathon only the last hand can be undone. A bare /undo right after another "
+        "member's undo asks first."
+    ),
+    N_("Hands are numbered per table and season, from 1."),
+)
+
 FREE_RULES = N_(
     "Free scoring (/new free, /s, /pay): the bot checks only the arithmetic — a round's scores "
     "add up to 0 (one player written without a number takes the balance, players not named "
@@ -96,7 +124,9 @@ FREE_RULES = N_(
 
 def rules_text(_: Gettext, v: RulesView) -> str:
     on, off = _("on"), _("off")
-    lines = [_(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES)]
+    lines = [
+        _(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES, *TABLE_RULES)
+    ]
     lines.append(
         _(
             "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
@@ -126,8 +156,8 @@ HELP = N_(
     "Patterns: jihu · pph · qidui · qidui1 · qidui2 · qidui3 — flags: qys · mq · qqr · feng B "
     "(B is sealed)\n"
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
-    "Everyone: /undo · /standings · /history · /settle · /stats · /chart · /export · /rules · "
-    "/help · /app (the Mini App)\n"
+    "Everyone: /undo [hand] · /standings · /history · /settle · /stats · /chart · /export · "
+    "/rules · /help · /app (the Mini App)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "

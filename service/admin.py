@@ -31,7 +31,9 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     chats.archive_season(tx.db, old.id)
     tx.season = chats.open_season(tx.db, tx.chat.id, old.number + 1)
     tables.move_open_tables(tx.db, tx.chat.id, tx.season.id)  # seats and dealer stay
-    last = chats.last_hand_no(tx.db, old.id)
+    # Hands count per table and season: this topic's table says where its numbering restarts.
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    last = chats.last_hand_no(tx.db, old.id, table.id) if table is not None else None
     return ResetDone(archived=old.number, new=tx.season.number, last_hand=last)
 
 

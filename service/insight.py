@@ -261,7 +261,7 @@ class _Ledger:
         names, stored, when = self.names, None, datetime.min  # a hand's rows share its time
         with read_transaction(self.engine) as db:
             for line in book.stream_export(db, self.season_id, self.last_seq):
-                at, hand_no, game, unit, by, undone, payer, payee, amount, reason = line
+                at, hand_no, game, unit, by, undone, payer, payee, amount, reason, eid = line
                 if at != stored:
                     stored, when = at, _utc(db.when_out(at))
                 yield ExportRow(
@@ -275,6 +275,7 @@ class _Ledger:
                     reason=reason,
                     recorded_by=by,
                     undone=undone,
+                    event_id=eid,
                 )
 
 

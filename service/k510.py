@@ -87,7 +87,9 @@ def _marathon_hand(
     tx: Tx, table: TableRow, people: Sequence[PlayerRow], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
     last = book.last_live_event(tx.db, table.id, tx.season.id, (EventKind.HAND,))
-    number, state = current_marathon(last.data if last is not None else None)
+    number, state, newcomers = current_marathon(
+        last.data if last is not None else None, table.seats
+    )
     state = marathon_add(state, rep)
     finished = marathon_finished(state)
     data["marathon"] = {
@@ -97,25 +99,47 @@ def _marathon_hand(
     }
     if finished:
         return score_marathon(state, zerosum=table.zerosum), None
-    return None, progress(state, [p.name for p in people])
+    names = [p.name for p in people]
+    return None, progress(state, names, tuple(names[s] for s in newcomers))
 
 
-def current_marathon(last_hand: Mapping[str, Any] | None) -> tuple[int, MarathonState | None]:
+def current_marathon(
+    last_hand: Mapping[str, Any] | None, seats: Sequence[int]
+) -> tuple[int, MarathonState | None, tuple[int, ...]]:
     """The running marathon's number and state (None: the next hand starts one), from the data
-    of the table's last live hand."""
+    of the table's last live hand, for the players in `seats` (ids), and the seats of those
+    who were not at that hand. The totals belong to people: they follow a player to another
+    seat; who sits down starts at 0, who stands up leaves the marathon with theirs."""
     info = last_hand.get("marathon") if last_hand is not None else None
-    if info is None:
-        return 1, None
+    if info is None or last_hand is None:
+        return 1, None, ()
     if info["finished"]:
-        return int(info["number"]) + 1, None
-    return int(info["number"]), MarathonState(**{k: _tuple(v) for k, v in info["state"].items()})
+        return int(info["number"]) + 1, None, ()
+    state = MarathonState(**{k: _tuple(v) for k, v in info["state"].items()})
+    before = {pid: seat for seat, pid in enumerate(last_hand["seats"])}
+    moved = [before.get(pid) for pid in seats]
+
+    def follow(values: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(0 if old is None else values[old] for old in moved)
+
+    now = {old: seat for seat, old in enumerate(moved) if old is not None}
+    state = MarathonState(
+        card_points=follow(state.card_points),
+        table=follow(state.table),
+        first_out=follow(state.first_out),
+        hands=state.hands,
+        last_order=tuple(now[old] for old in state.last_order if old in now),
+    )
+    return int(info["number"]), state, tuple(s for s, old in enumerate(moved) if old is None)
 
 
 def _tuple(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def progress(state: MarathonState, names: Sequence[str]) -> Progress:
+def progress(
+    state: MarathonState, names: Sequence[str], newcomers: tuple[str, ...] = ()
+) -> Progress:
     if state.players == 4:
         sides = tuple(
             (f"{names[a]}+{names[b]}", state.card_points[a] + state.card_points[b])
@@ -123,7 +147,7 @@ def progress(state: MarathonState, names: Sequence[str]) -> Progress:
         )
     else:
         sides = tuple(zip(names, state.card_points, strict=True))
-    return Progress(sides=sides, target=TARGET, hands=state.hands)
+    return Progress(sides=sides, target=TARGET, hands=state.hands, newcomers=newcomers)
 
 
 def _result_data(result: Result510k) -> dict[str, Any]:

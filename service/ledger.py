@@ -7,7 +7,7 @@ from typing import Any
 
 from scoring.games import EventKind, Game
 from service.errors import N_, Forbidden, ServiceError
-from service.replies import HandView, Info, Payment, Undone
+from service.replies import HandView, Info, Payment, UndoAsk, Undone
 from service.requests import Undo
 from service.unit import Tx
 from storage.gateway import ledger as book
@@ -65,10 +65,27 @@ def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, st
     )
 
 
-def undo(tx: Tx, req: Undo) -> Undone | Info:
+def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
+    """Revert one record by appending an undo that names it. The table's last record is
+    reverted as if never written (a hand's dealer comes back, its kongs are pending again); an
+    older hand takes its kongs along and leaves the dealer as is."""
     target = _target(tx, req)
-    if target is None:
-        return Info(N_("Nothing to undo."))
+    if target is None or isinstance(target, UndoAsk):
+        return target or Info(N_("Nothing to undo."))
+    table = tables.table_by_id(tx.db, target.table_id) if target.table_id else None
+    last = _last_record(tx, target)
+    newest = last is not None and last.id == target.id
+    if table is not None and target.kind == EventKind.HAND:
+        if table.marathon and not newest:
+            raise ServiceError(
+                N_(
+                    "In a marathon only the table's last hand can be undone: the running totals"
+                    " go on from it. Undo the hands after #{n} first."
+                ),
+                n=target.hand_no,
+            )
+    elif target.kind == EventKind.KONG and not _pending(tx, target):
+        raise ServiceError(N_("That kong was paid with its hand: undo the hand instead."))
     record = book.add_event(
         tx.db,
         tx.chat,
@@ -84,14 +101,23 @@ def undo(tx: Tx, req: Undo) -> Undone | Info:
     tx.event_id = record.id
     book.mark_undone(tx.db, target.id, record.id)
     target.undone_by = record.id
+    # The last hand's kongs and dealer come back only to the seating they were recorded at.
+    newest = newest and table is not None and target.data.get("seats", table.seats) == table.seats
+    if target.kind == EventKind.HAND and not newest:
+        for kong in book.kongs_of_hand(tx.db, target):
+            book.mark_undone(tx.db, kong.id, record.id)
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
     if target.kind == EventKind.HAND:
         stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
     dealer = None
-    table = tables.table_by_id(tx.db, target.table_id) if target.table_id else None
-    if table is not None and target.kind == EventKind.HAND and target.game == Game.MAHJONG:
+    if (
+        newest
+        and table is not None
+        and target.kind == EventKind.HAND
+        and target.game == Game.MAHJONG
+    ):
         table.dealer = int(target.data["dealer_before"])
         tables.set_dealer(tx.db, table.id, table.dealer)
         dealer_id = table.seats[table.dealer]
@@ -104,13 +130,52 @@ def _people(transfers: Sequence[TransferRow]) -> list[int]:
     return [pid for t in transfers for pid in (t.payer_id, t.payee_id) if pid is not None]
 
 
-def _target(tx: Tx, req: Undo) -> EventRow | None:
-    if req.event_id is None:
-        table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+def _last_record(tx: Tx, event: EventRow) -> EventRow | None:
+    """The table's last hand or kong: a transfer (/pay) after a hand changes neither the dealer
+    nor the kongs nor a marathon, so that hand is still the last."""
+    return book.last_live_event(
+        tx.db, event.table_id or 0, event.season_id, (EventKind.HAND, EventKind.KONG)
+    )
+
+
+def _pending(tx: Tx, kong: EventRow) -> bool:
+    """Whether a kong belongs to the hand being played (no live hand after it)."""
+    hand = book.last_live_event(tx.db, kong.table_id or 0, kong.season_id, (EventKind.HAND,))
+    return hand is None or hand.seq < kong.seq
+
+
+def _target(tx: Tx, req: Undo) -> EventRow | UndoAsk | None:
+    if req.event_id is not None:
+        return _check(tx, book.event_by_id(tx.db, req.event_id))
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    if req.hand_no is not None:
         if table is None:
-            return None
-        return book.last_live_event(tx.db, table.id, tx.season.id)
-    event = book.event_by_id(tx.db, req.event_id)
+            raise ServiceError(
+                N_("No table is open here, so there is no hand #{n}."), n=req.hand_no
+            )
+        hand = book.hand_by_number(tx.db, table.id, tx.season.id, req.hand_no)
+        if hand is None:
+            raise ServiceError(
+                N_("This table has no hand #{n} in this season; /history lists the hands."),
+                n=req.hand_no,
+            )
+        return _check(tx, hand)
+    if table is None:
+        return None
+    kinds = (*book.RECORDS, EventKind.UNDO)
+    latest = book.last_live_event(tx.db, table.id, tx.season.id, kinds)
+    if latest is None:
+        return None
+    if latest.kind == EventKind.UNDO:
+        target = book.last_live_event(tx.db, table.id, tx.season.id)
+        if target is not None and not req.confirm and latest.recorded_by != tx.ctx.actor.user_id:
+            return UndoAsk(target.id, target.hand_no, target.text, latest.recorded_by_name)
+        return target
+    return latest
+
+
+def _check(tx: Tx, event: EventRow | None) -> EventRow:
+    """A record named by a button, a reply or its number: may this member undo it?"""
     if event is None or event.chat_id != tx.chat.id or event.kind not in book.RECORDS:
         raise ServiceError(N_("That record does not belong to this chat."))
     if event.undone_by is not None:
@@ -120,12 +185,6 @@ def _target(tx: Tx, req: Undo) -> EventRow | None:
     here = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if (here is None or event.table_id != here.id) and not tx.ctx.is_admin:
         raise Forbidden(N_("That record belongs to another table; only group admins can undo it."))
-    last = book.last_live_event(tx.db, event.table_id or 0, event.season_id)
-    if last is None or last.id != event.id:
-        raise ServiceError(
-            N_("Only the table's last record can be undone (the last is #{last})."),
-            last=(last.hand_no or last.seq) if last else "-",
-        )
     return event
 
 

@@ -204,7 +204,16 @@ def _kong_data(kong: Kong, table: TableRow) -> dict[str, Any]:
 
 
 def _kong_from(data: dict[str, Any], table: TableRow) -> Kong:
+    """A recorded kong at today's seats. Seat changes keep everyone a pending kong names (see
+    service.tables); a kong recorded before that rule may name someone who left."""
     source = data["source"]
+    if data["konger"] not in table.seats or (source is not None and source not in table.seats):
+        raise ServiceError(
+            N_(
+                "A kong of this hand names someone who no longer sits at the table. Seat them"
+                " again with /seats, or undo the kong with /undo, then record the hand."
+            )
+        )
     return Kong(
         table.seats.index(data["konger"]),
         KongKind(data["kind"]),

@@ -8,6 +8,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from service.requests import NewTable
+
 
 @dataclass(frozen=True)
 class Payment:
@@ -55,6 +57,7 @@ class Progress:
     sides: tuple[tuple[str, int], ...]
     target: int
     hands: int
+    newcomers: tuple[str, ...] = ()  # sat down since the marathon began: they start at 0
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,33 @@ class TableView:
     dealer: str | None
     event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
     who: str = ""  # the player the event is about
+    left: tuple[str, ...] = ()  # opened: the replaced table's players who found no seat
     name: str = ""  # a free game's name
     kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
     claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
+
+
+@dataclass(frozen=True)
+class NewAsk:
+    """/new over a table with players seated: what replacing it loses, to confirm."""
+
+    request: NewTable
+    replaces: int  # the table's id
+    game: str  # the table's game
+    seated: tuple[str, ...]
+    kept: tuple[str, ...]  # who keeps a seat at the new table
+    kongs: int  # kongs of the hand being played: dropped unpaid
+    marathon: bool  # a 连打 is running: its totals are dropped
+
+
+@dataclass(frozen=True)
+class UndoAsk:
+    """A bare /undo right after another member's undo: undo one more record?"""
+
+    event_id: int
+    hand_no: int | None  # None: a kong
+    text: str
+    undone_by: str  # who undid the record before
 
 
 @dataclass(frozen=True)
@@ -166,7 +193,8 @@ class ResetAsk:
 class ResetDone:
     archived: int
     new: int
-    last_hand: int | None = None  # the archived season's last hand (one typed meanwhile shows)
+    last_hand: int | None = None  # this table's last hand of the archived season (one typed
+    # meanwhile shows); the new season numbers the table's hands from 1 again
 
 
 @dataclass(frozen=True)
@@ -323,6 +351,7 @@ class ExportRow:
     reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
     recorded_by: str
     undone: bool
+    event_id: int = 0  # tells hands apart: their numbers count per table
 
 
 @dataclass(frozen=True)
@@ -357,6 +386,8 @@ Reply = (
     | SettleView
     | SeasonsView
     | ResetAsk
+    | NewAsk
+    | UndoAsk
     | ResetDone
     | SettingChanged
     | RulesView

@@ -29,6 +29,8 @@ class NewTable:
     marathon: bool = False
     sisuang: bool | None = None  # None: the chat's setting
     zerosum: bool | None = None
+    confirm: bool = False  # replace an open table that has players seated
+    replaces: int | None = None  # a confirm button's table: stale once another replaced it
     name: str = ""  # a free game's name (`/new free 斗地主`)
 
 
@@ -149,7 +151,9 @@ class Pay:
 
 @dataclass(frozen=True)
 class Undo:
-    event_id: int | None = None  # a button names the event; the command takes the last one
+    event_id: int | None = None  # a button or a reply names the event
+    hand_no: int | None = None  # `/undo 7`: the open table's hand #7 of the season
+    confirm: bool = False  # a second bare /undo right after another member's
 
 
 @dataclass(frozen=True)

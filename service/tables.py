@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from scoring.games import Game
+from scoring.games import EventKind, Game
 from service import identity
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
 from service.free_names import season_spelling
-from service.replies import Linked, TableView
+from service.replies import Linked, NewAsk, TableView
 from service.requests import (
     Join,
     Link,
@@ -20,6 +20,7 @@ from service.requests import (
     ShowPlayers,
 )
 from service.unit import Tx
+from storage.gateway import ledger as book
 from storage.gateway import players, tables
 from storage.rows import TableRow
 
@@ -56,7 +57,9 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
     return table
 
 
-def view(tx: Tx, table: TableRow, event: str, who_: str = "") -> TableView:
+def view(
+    tx: Tx, table: TableRow, event: str, who_: str = "", left: tuple[str, ...] = ()
+) -> TableView:
     names = [p.name for p in who.seated(tx, table)]
     shown = max(len(names), Game(table.game).min_seats)  # a free table shows its empty minimum
     seats = tuple(names) + (None,) * (shown - len(names))
@@ -72,13 +75,35 @@ def view(tx: Tx, table: TableRow, event: str, who_: str = "") -> TableView:
         dealer=dealer,
         event=event,
         who=who_,
+        left=left,
         name=table.name,
     )
 
 
-def new_table(tx: Tx, req: NewTable) -> TableView:
+def new_table(tx: Tx, req: NewTable) -> TableView | NewAsk:
+    """Open a table. The players of the one it replaces keep their seats, as many as fit (and
+    the dealer, mahjong after mahjong). Replacing loses whoever finds no seat, the unpaid kongs
+    of the hand being played and a running marathon: then it asks first."""
     if req.marathon and req.game is Game.MAHJONG:
         raise ServiceError(N_("A marathon is a 510K option."), usage=USAGE_NEW)
+    old = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    if req.replaces is not None and (old is None or req.replaces != old.id):
+        raise ServiceError(N_("The table changed since this was asked; ask again with /new."))
+    names = [p.name for p in who.seated(tx, old)] if old is not None else []
+    kept = names[: req.game.seats]
+    if old is not None and not req.confirm:
+        kongs = len(pending_kongs(tx, old))
+        marathon = old.marathon and _marathon_running(tx, old)
+        if len(kept) < len(names) or kongs or marathon:
+            return NewAsk(
+                request=req,
+                replaces=old.id,
+                game=old.game,
+                seated=tuple(names),
+                kept=tuple(kept),
+                kongs=kongs,
+                marathon=marathon,
+            )
     tables.close_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     table = tables.add_table(
         tx.db,
@@ -91,7 +116,26 @@ def new_table(tx: Tx, req: NewTable) -> TableView:
         zerosum=tx.chat.zerosum if req.zerosum is None else req.zerosum,
         name=season_spelling(tx, req.name) if req.name else "",
     )
-    return view(tx, table, "opened")
+    if old is not None and kept:
+        table.seats = old.seats[: len(kept)]
+        same = old.game == table.game == Game.MAHJONG and len(kept) == capacity(table)
+        table.dealer = old.dealer if same else 0
+        tables.set_seats(tx.db, table)
+    return view(tx, table, "opened", left=tuple(names[len(kept) :]))
+
+
+def pending_kongs(tx: Tx, table: TableRow) -> list[dict[str, int | str | None]]:
+    """The kongs recorded in the hand being played (player ids, oldest first)."""
+    if table.game != Game.MAHJONG:
+        return []
+    tail = book.live_tail(tx.db, table.id, tx.season.id)
+    return [e.data["kong"] for e in reversed(tail) if e.kind == EventKind.KONG]
+
+
+def _marathon_running(tx: Tx, table: TableRow) -> bool:
+    last = book.last_live_event(tx.db, table.id, tx.season.id, (EventKind.HAND,))
+    info = last.data.get("marathon") if last is not None else None
+    return info is not None and not info["finished"]
 
 
 def _open(tx: Tx) -> TableRow:
@@ -147,11 +191,32 @@ def seats(tx: Tx, req: Seats) -> TableView:
     ids = [p.id for p in chosen]
     if len(set(ids)) != len(ids):
         raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
+    _keep_kongers(tx, table, ids)
     who.require_distinct(chosen)
     table.seats = ids
     table.dealer = 0
     tables.set_seats(tx.db, table)
     return view(tx, table, "seated")
+
+
+def _keep_kongers(tx: Tx, table: TableRow, ids: list[int]) -> None:
+    """A kong is paid when its hand ends, by and to the people it names: none of them may
+    leave the table before that (they may change seats)."""
+    involved = {
+        pid
+        for kong in pending_kongs(tx, table)
+        for pid in (kong["konger"], kong["source"])
+        if isinstance(pid, int)
+    }
+    leaving = [p.name for p in who.seated(tx, table) if p.id in involved - set(ids)]
+    if leaving:
+        raise ServiceError(
+            N_(
+                "{names} made or paid a kong in the hand being played and would leave the table."
+                " Finish the hand first (/hu or /liuju), or /undo the kong, then change seats."
+            ),
+            names=", ".join(leaving),
+        )
 
 
 def set_dealer(tx: Tx, req: SetDealer) -> TableView:

@@ -70,7 +70,7 @@ def _marathon_progress(db: Sql, chat_id: int, thread_id: int, season: SeasonRow)
     if table is None or not table.marathon or table.season_id != season.id:
         return None
     last = book.last_live_event(db, table.id, season.id, (EventKind.HAND,))
-    _, state = current_marathon(last.data if last is not None else None)
+    _, state, _ = current_marathon(last.data if last is not None else None, table.seats)
     if state is None:
         return None
     found = player_names(db, table.seats)

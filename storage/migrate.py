@@ -26,6 +26,15 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     SQLite changes a column only by rebuilding its table (Alembic's batch mode), and dropping a
     table that others reference breaks their foreign keys for a moment: as SQLite prescribes,
     the keys are not enforced during the upgrade and are checked once, before it commits."""
+    _migrate(engine, command.upgrade, revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the database back to `revision`, with the foreign keys handled as `upgrade` does."""
+    _migrate(engine, command.downgrade, revision)
+
+
+def _migrate(engine: Engine, step: Any, revision: str) -> None:
     cfg = alembic_config(engine)
     with engine.connect() as conn:
         driver: Any = conn.connection.driver_connection
@@ -35,10 +44,10 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         try:
             with conn.begin():
                 cfg.attributes["connection"] = conn
-                command.upgrade(cfg, revision)
+                step(cfg, revision)
                 broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all() if sqlite else []
                 if broken:
-                    raise RuntimeError(f"the upgrade broke foreign keys: {broken[:5]}")
+                    raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
         finally:
             if sqlite:
                 driver.execute("PRAGMA foreign_keys=ON")

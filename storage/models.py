@@ -39,7 +39,9 @@ class Chat(SQLModel, table=True):
     sisuang: bool = Field(sa_column_kwargs=OFF)
     zerosum: bool = Field(sa_column_kwargs=OFF)
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
-    next_hand_no: int = Field(sa_column_kwargs=sql_default("1"))  # the next hand number (gapless)
+    next_hand_no: int = Field(
+        sa_column_kwargs=sql_default("1")
+    )  # unused since 0011: hands are numbered per table
     tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 
@@ -103,8 +105,8 @@ class Event(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("chat_id", "seq"),
-        UniqueConstraint("chat_id", "hand_no"),
         Index("ix_event_table_seq", "table_id", "seq"),
+        Index("ux_event_table_season_hand", "table_id", "season_id", "hand_no", unique=True),
         Index("ix_event_season_kind_seq", "season_id", "kind", "seq"),
     )
 
@@ -113,7 +115,7 @@ class Event(SQLModel, table=True):
     season_id: int = Field(foreign_key="season.id")  # indexed by ix_event_season_kind_seq
     table_id: int | None = Field(default=None, foreign_key="game_table.id")
     seq: int
-    hand_no: int | None = None
+    hand_no: int | None = None  # hands only: 1, 2, … per table and season
     kind: str  # scoring.games.EventKind
     game: str  # scoring.games.Game
     text: str = Field(sa_column_kwargs=sql_default("''"))

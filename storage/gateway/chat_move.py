@@ -5,7 +5,9 @@ supergroup; with several workers a command in the supergroup can be processed be
 So the move is a merge: when the new chat already has rows, the old chat's rows join them.
 
 - Events: the old chat's keep their numbers (they came first); the new chat's follow them
-  (`seq` and `hand_no` shifted by the old chat's counts), so both stay gapless and unique.
+  (`seq` shifted by the old chat's count), so it stays gapless and unique. Hand numbers count
+  per table and season and tables are not shared, so every table keeps its own numbering
+  (also in a season merged into another): (table, season, hand number) stays unique.
 - Seasons: the new chat's first season continues the old chat's open one (its hands, tables
   and balances join it); later ones are numbered after. Only the last season stays open.
 - Players: a member who has a player in both chats keeps the old one (records, seats and
@@ -80,14 +82,12 @@ def _reassign(db: Sql, old_id: int, new_id: int) -> None:
 
 
 def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
-    shift_seq, shift_hand = old.next_seq - 1, old.next_hand_no - 1
+    shift_seq = old.next_seq - 1
     moved_events = db.row("SELECT count(*) FROM event WHERE chat_id = ?", (new.id,))
     # The new chat's events after the old chat's (through negatives: no collision on the way).
-    db.run("UPDATE event SET seq = -seq, hand_no = -hand_no WHERE chat_id = ?", (new.id,))
-    db.run(
-        "UPDATE event SET seq = ? - seq, hand_no = ? - hand_no WHERE chat_id = ?",
-        (shift_seq, shift_hand, new.id),
-    )
+    # Hand numbers stay: they count per table and season (see the module's note).
+    db.run("UPDATE event SET seq = -seq WHERE chat_id = ?", (new.id,))
+    db.run("UPDATE event SET seq = ? - seq WHERE chat_id = ?", (shift_seq, new.id))
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
     stats.fold(db, seasons, players)

@@ -134,12 +134,12 @@ def season_number(db: Sql, season_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def last_hand_no(db: Sql, season_id: int) -> int | None:
-    """The number of the season's last hand or transfer (undone ones too: both take numbers),
-    None before the first."""
+def last_hand_no(db: Sql, season_id: int, table_id: int) -> int | None:
+    """The number of a table's last hand or transfer of the season (undone ones too: both take
+    numbers; they count per table and season), None before the first."""
     row = db.row(
-        "SELECT max(hand_no) FROM event WHERE season_id = ? AND kind IN (?, ?)",
-        (season_id, EventKind.HAND.value, EventKind.PAY.value),
+        "SELECT max(hand_no) FROM event WHERE table_id = ? AND season_id = ? AND kind IN (?, ?)",
+        (table_id, season_id, EventKind.HAND.value, EventKind.PAY.value),
     )
     return None if row is None or row[0] is None else int(row[0])
 

@@ -25,6 +25,10 @@ RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number, and every LIMIT
+# A table's next hand number in a season (served by the unique index on those three columns).
+NEXT_HAND_NO = (
+    "(SELECT COALESCE(MAX(hand_no), 0) + 1 FROM event WHERE table_id = ? AND season_id = ?)"
+)
 
 
 def _event(db: Sql, row: Row) -> EventRow:
@@ -47,21 +51,24 @@ def add_event(
     recorded_by: int | None,
     recorded_by_name: str,
 ) -> EventRow:
-    """Append an event numbered in the chat (a hand also takes the next hand number); the
-    chat's row is locked, so the numbers are gapless. Its time is the write's `db.moment`,
-    given rather than left to the schema: the reply shows it before it is read back, and a
-    redelivered update's reply reads it back (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
+    """Append an event numbered in the chat; a hand (or a transfer) also takes its table's next
+    hand number in the season (1, 2, …), found in the same statement. The chat's row is locked,
+    so both stay gapless. Its time is the write's `db.moment`, given rather than left to the
+    schema: the reply shows it before it is read back, and a redelivered update's reply reads it
+    back (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
     hand = kind in NUMBERED
-    seq, hand_no = chat.next_seq, (chat.next_hand_no if hand else None)
-    event_id = db.insert(
+    seq = chat.next_seq
+    row = db.row(
         "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
-        " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, "
+        + (NEXT_HAND_NO if hand else "NULL")
+        + ", ?, ?, ?, ?, ?, ?, ?) RETURNING id, hand_no",
         (
             chat.id,
             season_id,
             table_id,
             seq,
-            hand_no,
+            *((table_id, season_id) if hand else ()),
             kind.value,
             game,
             text,
@@ -71,9 +78,9 @@ def add_event(
             db.stamp(),
         ),
     )
+    assert row is not None
+    event_id, hand_no = row
     chat.next_seq += 1
-    if hand:
-        chat.next_hand_no += 1
     chats.save_counters(db, chat)
     return EventRow(
         event_id,
@@ -113,6 +120,36 @@ def last_live_event(
         (table_id, season_id, *(k.value for k in kinds)),
     )
     return None if row is None else _event(db, row)
+
+
+def hand_by_number(db: Sql, table_id: int, season_id: int, hand_no: int) -> EventRow | None:
+    """A table's hand of the season by its number, undone or not."""
+    row = db.row(
+        f"SELECT {EVENT} FROM event WHERE table_id = ? AND season_id = ? AND hand_no = ?",
+        (table_id, season_id, hand_no),
+    )
+    return None if row is None else _event(db, row)
+
+
+def kongs_of_hand(db: Sql, hand: EventRow) -> list[EventRow]:
+    """The live kongs a hand settled: its table's, after the live hand before it."""
+    rows = db.rows(
+        f"SELECT {EVENT} FROM event WHERE table_id = ? AND season_id = ? AND kind = ?"
+        " AND undone_by IS NULL AND seq < ? AND seq > COALESCE((SELECT MAX(seq) FROM event"
+        " WHERE table_id = ? AND season_id = ? AND kind = ? AND undone_by IS NULL AND seq < ?),"
+        " 0) ORDER BY seq",
+        (
+            hand.table_id,
+            hand.season_id,
+            EventKind.KONG.value,
+            hand.seq,
+            hand.table_id,
+            hand.season_id,
+            EventKind.HAND.value,
+            hand.seq,
+        ),
+    )
+    return [_event(db, row) for row in rows]
 
 
 def live_tail(db: Sql, table_id: int, season_id: int) -> list[EventRow]:
@@ -315,17 +352,17 @@ def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
 
 
 ExportLine = tuple[
-    Any, int | None, str, str, str, bool, int | None, int | None, Fraction | int, str
+    Any, int | None, str, str, str, bool, int | None, int | None, Fraction | int, str, int
 ]
 
 
 def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
-    """(created at, hand number, game, unit, recorded by, undone, payer, payee, amount, reason)
-    of every payment of the season's hands and transfers up to `last_seq`, undone ones too,
-    streamed."""
-    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason in db.stream(
+    """(created at, hand number, game, unit, recorded by, undone, payer, payee, amount, reason,
+    event id) of every payment of the season's hands and transfers up to `last_seq`, undone
+    ones too, streamed."""
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, eid in db.stream(
         "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
-        " t.payer_id, t.payee_id, t.amount, t.reason FROM event e"
+        " t.payer_id, t.payee_id, t.amount, t.reason, e.id FROM event e"
         " JOIN transfer t ON t.event_id = e.id"
         " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.seq <= ? ORDER BY e.seq, t.id",
         (season_id, *(k.value for k in NUMBERED), last_seq),
@@ -341,4 +378,5 @@ def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine
             payee,
             _exact(amount),
             reason,
+            eid,
         )

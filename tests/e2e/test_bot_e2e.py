@@ -108,11 +108,13 @@ def test_polling_evening_undo_button_and_restart(bots: Bots) -> None:
     before_hand3 = nums({"老王": 29, "小李": 9, "阿张": -19, "Chen": -19})
     assert group.standings(CHEN) == before_hand3
 
-    # The same button again (a stale client: the message has no button now), and an older
-    # hand's button: refused, no change.
+    # The same button again (a stale client: the message has no button now): refused.
     assert "no longer valid" in group.press_refused(ZHANG, last, undo_data)["text"]
-    old = group.press_refused(WANG, hand1, button_data(hand1, UNDO))
-    assert "last record" in old["text"], old
+    assert group.standings(WANG) == before_hand3
+    # An older hand's button undoes that hand alone (issue 12); the dealer stays.
+    _, undone1 = group.press_ok(WANG, hand1, button_data(hand1, UNDO))
+    assert "Undone: hand #1" in undone1["plain_text"], undone1
+    before_hand3 = nums({"老王": -7, "小李": 21, "阿张": -7, "Chen": -7})
     assert group.standings(WANG) == before_hand3
 
     # SIGTERM: a clean exit; a new process on the same database has lost nothing.

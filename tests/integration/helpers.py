@@ -47,5 +47,5 @@ class Chat:
         return {name: amount for u, rows in view.sections if u == unit for name, amount in rows}
 
     def seat(self, game: str, *names: str) -> None:
-        self.say(names[0], f"/new {game}")
+        self.say(names[0], f"/new {game} confirm")
         self.say(names[0], "/seats " + " ".join(names))

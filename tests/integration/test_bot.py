@@ -249,8 +249,8 @@ async def test_the_hu_wizard_needs_a_full_mahjong_table(bot: Harness) -> None:
     assert "full mahjong table" in await bot.text(ANN, "/hu")
     await bot.seat("510k")
     assert "full mahjong table" in await bot.text(ANN, "/hu")
-    await bot.say(ANN, "/new mahjong")
-    assert "full mahjong table" in await bot.text(ANN, "/hu")  # nobody seated
+    await bot.say(ANN, "/new mahjong")  # the four keep their seats
+    assert "Who won?" in await bot.text(ANN, "/hu")
 
 
 # --- an evening as phones type it: glued words, regional names, 人胡 with a payer ---
@@ -358,3 +358,45 @@ async def test_an_edited_chinese_command_is_not_recorded_again(bot: Harness) -> 
         await bot.app.process_update(Update.de_json(update, bot.app.bot))
     assert len(bot.api.outbox_since(seq)) == 1  # the hand, once
     assert "1. Ann +9" in await bot.text(DAN, "/standings")
+
+
+# --- issue 12: /undo as a reply, the /new and second-undo buttons ---
+
+
+async def test_undo_as_a_reply_undoes_that_hand(bot: Harness) -> None:
+    await bot.seat()
+    first = await bot.say(CAT, "/hu Ann zimo")
+    await bot.say(CAT, "/hu Bob zimo")
+    entry, _ = undo_button(first)
+    undone = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
+    assert undone is not None and undone[0].plain_text.startswith("↩️ Undone: hand #1")
+    again = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
+    assert again is not None and "already undone" in again[0].plain_text
+    standings = await bot.text(DAN, "/standings")
+    assert "Bob +9" in standings and "Ann -3" in standings
+    # a reply to a message without an Undo button says how to name the hand
+    other = await bot.deliver(DAN, "/undo", reply_to=undone[0].message_id)
+    assert other is not None and "/undo 7" in other[0].plain_text
+
+
+async def test_the_new_and_second_undo_buttons(bot: Harness) -> None:
+    await bot.seat()
+    await bot.say(ANN, "/gang Ann an")
+    ask = await bot.say(BOB, "/new 510k3")
+    assert "dropped unpaid" in ask[0].plain_text
+    confirm = ask[0].buttons[0][0]["callback_data"]
+    await bot.press(BOB, ask[0], confirm)
+    table = await bot.text(BOB, "/players")
+    assert "510K, three players" in table and "3. Cat" in table
+    stale = len(bot.api.callback_answers)
+    await bot.press(BOB, ask[0], confirm)  # pressed twice: refused, nothing changes
+    assert bot.api.callback_answers[stale].show_alert
+    await bot.say(CAT, "/r Ann=50 Bob=30 Cat=20 out Ann Bob")
+    await bot.say(CAT, "/r Ann=50 Bob=30 Cat=20 out Ann Bob")
+    await bot.say(ANN, "/undo")
+    second = await bot.say(BOB, "/undo")
+    assert "Ann has just undone a record" in second[0].plain_text
+    entry, data = undo_button(second)
+    await bot.press(BOB, entry, data)
+    await bot.press(CAT, entry, data)  # the second press changes nothing
+    assert "Ann 0" in await bot.text(BOB, "/standings")

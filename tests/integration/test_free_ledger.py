@@ -125,7 +125,8 @@ def test_chart_and_export_show_free_games_and_transfers_in_their_units(engine: E
 
 
 def test_a_reset_names_the_last_record_a_transfer_included(engine: Engine) -> None:
-    """Transfers take numbers like hands: the reset's "hands up to #n" counts them."""
+    """Transfers take numbers like hands: the reset's "hands up to #n" (the table's) counts
+    them."""
     chat = Chat(engine, next(_chats), admins=("Ann",))
     chat.seat("free", "Ann", "Bob")
     chat.say("Ann", "/s Ann+1 Bob")

@@ -1,5 +1,6 @@
 """The kept /stats are always the sum of the live hands' tallies: whatever is recorded and
-undone, in any order, they equal what `scoring.hand_stats` gives for the ledger as it is. Free
+undone, in any order (the last record, or an older hand by its number with its kongs),
+they equal what `scoring.hand_stats` gives for the ledger as it is. Free
 rounds count in their game's unit; transfers (/pay, at any table) count nowhere."""
 
 from __future__ import annotations
@@ -34,12 +35,17 @@ MAHJONG = (
     "/liuju",
     "/undo",
     "/pay Li 老王 5",
+    "/gang Zhang ming Chen",
+    "/undo 1",  # an older hand: its kongs go with it, the kept stats lose exactly that hand
+    "/undo 3",
+    "/undo confirm",
 )
 K510 = (
     "/r 1=25 2=35 3=20 4=0/20 out 2 1 3",
     "/r 1=50 2=30 3=10 4=0/10 out 1 3",
     "/undo",
     "/pay Chen Zhang 10",
+    "/undo 1",
 )
 FREE = (
     "/s 老王+30 Li-10 Zhang",
@@ -47,6 +53,7 @@ FREE = (
     "/s Zhang+1 Li+1 Chen-1 老王",
     "/pay Chen Li 7.25",
     "/undo",
+    "/undo 2",  # a round or a transfer: both take numbers
 )
 _chats = itertools.count(-4_100_000, -1)
 
@@ -81,7 +88,7 @@ def oracle(
 
 
 @settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     mahjong=st.lists(st.sampled_from(MAHJONG), max_size=12),

@@ -33,7 +33,7 @@ ZH_EVENING = """\
 老王: /seats 老王 小李 阿张 陈
 老王: /r 老王=60 小李=0 阿张=40 陈=0 出 老王 阿张
 老王: /new 510k
-老王: /seats 老王 小李 阿张 陈
+老王: [确认]
 老王: /r 老王=25 小李=35 阿张=20 陈=0/20 出 小李 老王 阿张
 老王: /undo
 老王: /rules
@@ -176,8 +176,8 @@ def test_undo_shows_the_nets_taken_back(zh: str, en: str) -> None:
         "积分变化：老王 +2 · 小李 -6 · 阿张 0 · 陈 +4",
         "庄家：老王",
     ]
-    assert reply(en, "↩️ Undone: hand #5") == [
-        "↩️ Undone: hand #5 — /r Wang=25 Li=35 Zhang=20 Chen=0/20 out Li Wang Zhang",
+    assert reply(en, "↩️ Undone: hand #1") == [
+        "↩️ Undone: hand #1 — /r Wang=25 Li=35 Zhang=20 Chen=0/20 out Li Wang Zhang",
         "Balances change by: Wang -22.5 · Li -7.5 · Zhang -22.5 · Chen -7.5",
     ]
 
@@ -205,15 +205,15 @@ def test_510k_replies_show_the_nets_and_say_lianda(zh: str, en: str) -> None:
     assert (
         reply(zh, "新开一桌：510K")[0] == "新开一桌：510K 四人（1+3 对 2+4） · 连打（打到 500）。"
     )
-    assert reply(zh, "🃏 510K 第 8 局") == [
-        "🃏 510K 第 8 局 — /r 老王=60 小李=0 阿张=40 陈=0 出 老王 阿张",
+    assert reply(zh, "🃏 510K 第 1 局") == [
+        "🃏 510K 第 1 局 — /r 老王=60 小李=0 阿张=40 陈=0 出 老王 阿张",
         "本局牌分：老王 +80 · 小李 -20 · 阿张 +40 · 陈 -20",
         "连打结束时才算积分。",
         "本局积分：老王 0 · 小李 0 · 阿张 0 · 陈 0",
         "🏃 连打 1 局后：老王+阿张 120/500（还差 380） · 小李+陈 -40/500（还差 540）",
         "[撤销]",
     ]
-    assert reply(en, "🃏 510K hand #5")[1:] == [
+    assert reply(en, "🃏 510K hand #1")[1:] == [
         "Card points: Wang +25 · Li +55 · Zhang +20 · Chen -40",
         "Teams: Wang+Zhang +45 · Li+Chen +15 → Wang+Zhang win",
         "Net this hand: Wang +22.5 · Li +7.5 · Zhang +22.5 · Chen +7.5",

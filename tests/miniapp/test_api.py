@@ -137,7 +137,7 @@ async def test_kongs_and_a_510k_report_are_recorded_by_form(kit: AppKit) -> None
         view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
     assert answer.json()["command"] == "/gang Bob an"
     assert any("Bob" in line for line in view["table"]["kongs"])
-    await kit.say(ANN, "/new 510k")
+    await kit.say(ANN, "/new 510k confirm")  # the pending kong is dropped, confirmed
     await kit.say(ANN, "/seats Ann Bob Cat Dan")
     report = {
         "kind": "report",
@@ -222,3 +222,26 @@ async def test_an_archived_season_is_read_by_its_number(kit: AppKit) -> None:
     assert old["standings"]["season"] == 1 and old["standings"]["archived"]
     assert old["standings"]["sections"][0]["rows"][0] == {"name": "Ann", "amount": "+18"}
     assert len(hands["hands"]) == 1 and len(old["chart"]) == 1
+
+
+async def test_undo_as_a_reply_finds_a_hand_the_app_posted(kit: AppKit) -> None:
+    """The app's message of a hand carries its Undo button: /undo replying to it undoes that
+    hand, though a typed hand came after it."""
+    seq = kit.api.last_seq
+    async with kit.client() as http:
+        answer = await http.post(
+            "/app/api/record",
+            headers=kit.headers(DAN),
+            json={"key": str(uuid.uuid4()), "form": ZIMO},
+        )
+    assert answer.json()["ok"]
+    [posted] = kit.api.outbox_since(seq, chat_id=GROUP.id)
+    await kit.say(CAT, "/hu Bob zimo")  # a later hand: a bare /undo would take this one
+    seq = kit.api.last_seq
+    kit.api.send_text(GROUP, CAT, "/undo", reply_to=posted.message_id)
+    for update in kit.api.take_updates():
+        await kit.app.process_update(Update.de_json(update, kit.app.bot))
+    [undone] = kit.api.outbox_since(seq, chat_id=GROUP.id)
+    assert undone.plain_text.startswith("↩️ Undone: hand #1 — /hu Ann zimo qys")
+    standings = "\n".join(e.plain_text for e in await kit.say(CAT, "/standings"))
+    assert "Bob +9" in standings and "Ann -3" in standings

@@ -37,15 +37,20 @@ class Model:
     game: str
     dealer: int = 0
     live: list[tuple[dict[str, Fraction], int]] = field(default_factory=list)  # deltas, dealer
+    undone_by: str | None = None  # who wrote the table's latest record, if it is an undo
 
-    def apply(self, command: str) -> None:
+    def apply(self, command: str, sender: str) -> None:
         words = command.split()
         if words[0] == "/undo":
+            if self.undone_by not in (None, sender):
+                return  # right after another member's undo: asks first, undoes nothing
             if self.live:
                 _, self.dealer = self.live.pop()
+                self.undone_by = sender
             return
         if words[0] == "/standings":
             return
+        self.undone_by = None
         if self.game == "mahjong":
             self._mahjong(words)
         else:
@@ -135,7 +140,7 @@ def expected_balances(
     models = {chat_id: Model(game) for chat_id, game in chats.items()}
     for command in stream:
         if not command.text.startswith(("/new", "/seats")):
-            models[command.chat_id].apply(command.text)
+            models[command.chat_id].apply(command.text, command.user)
     return {chat_id: model.balances() for chat_id, model in models.items()}
 
 

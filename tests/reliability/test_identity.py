@@ -182,13 +182,21 @@ def test_a_double_tap_on_record_records_once(bot: BotUnderTest) -> None:
 # ------------------------------------------------------------------ 9. guests and names
 
 
+def stand_up(bot: BotUnderTest, user: User, chat: Chat, stay: str) -> None:
+    """A new mahjong table where only `stay` sit (/new keeps the seated: a free table's
+    seating drops the others first)."""
+    bot.say(user, "/new free", chat)
+    bot.say(user, f"/seats {stay}", chat)
+    bot.say(user, "/new mahjong", chat)
+
+
 def test_a_member_named_like_a_guest_does_not_become_the_guest(bot: BotUnderTest) -> None:
     ann, bob, cat, mallory = people("Ann", "Bob", "Cat", "Mallory")
     chat = group(bot, ann, bob, cat, mallory)
     bot.say(ann, "/new mahjong", chat)
     bot.say(ann, "/seats Ann Bob Cat 小李", chat)
     bot.say(ann, "/hu 小李 zimo", chat)
-    bot.say(ann, "/new mahjong", chat)
+    stand_up(bot, ann, chat, "Ann Bob")  # /new keeps people seated: 小李 stands up first
     bot.say(ann, "/join 小李", chat)  # the guest sits down again
     impostor = User(mallory.id, "小\u200b李", username=mallory.username, language_code="en")
     reply = bot.say(impostor, "/join", chat).texts[0]
@@ -205,7 +213,7 @@ def test_join_as_a_guest_asks_and_only_that_member_can_confirm(bot: BotUnderTest
     bot.say(ann, "/new mahjong", chat)
     bot.say(ann, "/seats Ann Bob Cat 小李", chat)
     bot.say(ann, "/hu 小李 zimo", chat)
-    bot.say(ann, "/new mahjong", chat)
+    stand_up(bot, ann, chat, "Ann Bob Cat")
     out = bot.say(li, "/join 小李", chat)
     entry = out.sent[0]
     (button,) = (b for row in entry.buttons for b in row)
@@ -226,8 +234,8 @@ def test_join_as_a_guest_asks_and_only_that_member_can_confirm(bot: BotUnderTest
     assert "admins" in unlinked.texts[0]
     bot.api.set_member(chat.id, ann, "administrator")
     assert "guest again" in bot.say(ann, "/unlink 小李", chat).texts[0]
-    bot.say(li, "/new mahjong", chat)
-    assert "1. Li\n" in "\n".join(bot.say(li, "/join", chat).texts)  # a new player of their own
+    bot.say(li, "/new free", chat)  # everyone keeps their seat, and there is room for Li
+    assert "4. 小李\n5. Li" in "\n".join(bot.say(li, "/join", chat).texts)  # Li is not 小李
 
 
 def test_seats_by_username_reuses_one_guest_linked_when_the_user_speaks(
@@ -289,16 +297,15 @@ def test_join_offers_the_look_alike_guest_and_the_seat_goes_to_it(bot: BotUnderT
     bot.say(ann, "/new mahjong", chat)
     bot.say(ann, "/seats Ann Bob Cat Dan", chat)  # Dan is a guest here
     bot.say(ann, "/hu Ann zimo", chat)
-    bot.say(ann, "/new mahjong", chat)
+    stand_up(bot, ann, chat, "Ann Bob Cat")  # the guest Dan stands up
     joined = bot.say(dan, "/join", chat).sent[0]  # the member sits down as a new player …
-    assert "1. Dan" in joined.plain_text
+    assert "4. Dan" in joined.plain_text
     (button,) = (b for row in joined.buttons for b in row)
     assert button["text"] == "I am Dan"  # … and may say they are the guest who played
     claimed = bot.press(dan, chat, joined.message_id, button["callback_data"])
     assert any("Dan is Dan now" in t for t in claimed.texts)
-    assert "1. Dan\n2. —" in "\n".join(bot.say(ann, "/players", chat).texts)
-    for name in ("Bob", "Cat", "Ann"):
-        bot.say(ann, f"/join {name}", chat)
+    assert "3. Cat\n4. Dan" in "\n".join(bot.say(ann, "/players", chat).texts)
+    bot.say(ann, "/dealer Dan", chat)
     bot.say(dan, "/hu me zimo", chat)
     standings = "\n".join(bot.say(ann, "/standings", chat).texts)
     assert "Dan +6" in standings and standings.count("Dan") == 1

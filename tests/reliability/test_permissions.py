@@ -264,9 +264,11 @@ def test_forged_and_stale_callback_data(any_bot: BotUnderTest) -> None:
     other_chat_hand = b.last_event()
     # another chat's hand
     press_refused(a, hand_a.message_id, f"v1:undo:{other_chat_hand}")
-    # a hand that is not the table's last
+    # a hand that is not the table's last: undone alone (issue 12), once
     first = a.last_event()
     a.say("/r 1=20 2=30 3=50 out 3 2")
+    older = bot.press(a.users[0], a.chat, hand_a.message_id, f"v1:undo:{first}")
+    assert any(t.startswith("↩️ Undone: hand #1") for t in older.texts), older.texts
     press_refused(a, hand_a.message_id, f"v1:undo:{first}")
     # an already undone hand
     last = a.last_event()

@@ -35,7 +35,9 @@ def test_replies_around_a_reset_name_the_season(bot: BotUnderTest) -> None:
     ask = bot.say(ann, "/reset", chat).sent[0]
     confirm = next(b for row in ask.buttons for b in row if b["callback_data"].startswith("v1:r"))
     done = "\n".join(bot.press(ann, chat, ask.message_id, confirm["callback_data"]).texts)
-    assert "Hands up to #1 are in season 1; later ones in season 2." in done
+    assert (
+        "This table's hands up to #1 are in season 1; in season 2 they count from #1 again." in done
+    )
     again = "\n".join(bot.process(hand).texts)  # the hand's update delivered again
     assert "recorded already" in again
     assert "It belongs to season 1, archived since: see it with /standings 1." in again

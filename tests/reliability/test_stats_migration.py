@@ -8,14 +8,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from alembic import command
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from service import insight
 from service.requests import Stats
 from storage.db import make_engine, read_transaction
-from storage.migrate import alembic_config, upgrade
+from storage.migrate import downgrade, upgrade
 from tests.integration.helpers import Chat
 from tests.reliability.test_migrations import empty_url  # noqa: F401  (the fixture)
 
@@ -103,7 +102,7 @@ def test_0007_fills_what_the_service_keeps(empty_url: str) -> None:  # noqa: F81
         assert (lines["老王"].rounds, lines["老王"].wins, lines["老王"].biggest) == (3, 2, 30)
         assert lines["老王"].net == 30 - 2.5 + 30 + Fraction(9, 2)
         assert [s.unit for s in second.free] == ["free:poker"]
-        command.downgrade(alembic_config(engine), "0006")  # the tables go, the ledger stays
+        downgrade(engine, "0006")  # the tables go, the ledger stays (hands numbered chat-wide)
         with engine.connect() as conn:
             assert "stat_player" not in engine.dialect.get_table_names(conn)
         upgrade(engine, "head")

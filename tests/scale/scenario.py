@@ -210,6 +210,7 @@ class _Builder:
         self.names = names
         self.ledger = _Ledger(len(names))
         self.steps: list[Step] = []
+        self.undo_sender = 0  # who said the last /undo
 
     def ref(self, seat: int) -> str:
         """A player as people write them: the name, the seat number, or the name in lower case."""
@@ -220,8 +221,15 @@ class _Builder:
             return str(seat + 1)
         return self.names[seat].lower()
 
-    def say(self, text: str, record: _Record | None = None, *, error: bool = False) -> None:
-        sender = self.rng.randrange(self.players)
+    def say(
+        self,
+        text: str,
+        record: _Record | None = None,
+        *,
+        error: bool = False,
+        sender: int | None = None,
+    ) -> None:
+        sender = self.rng.randrange(self.players) if sender is None else sender
         self.steps.append(Step(text, sender, record.seq if record else None, error))
 
     def check_ref(self, ref: PlayerRef | None, seat: int | None) -> None:
@@ -235,8 +243,14 @@ class _Builder:
             assert ref.kind is RefKind.NAME and ref.value.casefold() == self.names[seat].casefold()
 
     def undo(self, mahjong: bool) -> None:
+        """A bare /undo right after another member's asks first (issue 12): the member who
+        undid the last record goes on."""
         text = "/undo"
-        self.say(text, self.ledger.undo(text, mahjong=mahjong))
+        records = self.ledger.records
+        again = bool(records) and records[-1].kind == "undo"
+        sender = self.undo_sender if again else self.rng.randrange(self.players)
+        self.say(text, self.ledger.undo(text, mahjong=mahjong), sender=sender)
+        self.undo_sender = sender
 
     def others(self, *seats: int) -> list[int]:
         return [s for s in range(self.players) if s not in seats]
