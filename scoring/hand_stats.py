@@ -69,17 +69,24 @@ def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) 
     return out
 
 
-def _mahjong(
-    out: HandStats, data: Mapping[str, Any], payments: Sequence[Payment], people: set[int]
-) -> None:
-    for pid in people:
-        out.add(pid, "hands")
+def _nets(payments: Sequence[Payment]) -> dict[int, Fraction]:
+    """Each player's net of a record's payments."""
     net: dict[int, Fraction] = defaultdict(Fraction)
     for p in payments:
         if p.payer is not None:
             net[p.payer] -= p.amount
         if p.payee is not None:
             net[p.payee] += p.amount
+    return net
+
+
+def _mahjong(
+    out: HandStats, data: Mapping[str, Any], payments: Sequence[Payment], people: set[int]
+) -> None:
+    for pid in people:
+        out.add(pid, "hands")
+    net = _nets(payments)
+    for p in payments:
         if p.payer is not None and p.payee is not None:
             pair = (p.payer, p.payee)
             out.pairs[pair] = out.pairs.get(pair, Fraction(0)) + p.amount
@@ -99,12 +106,7 @@ def _mahjong(
 
 
 def _free(out: HandStats, payments: Sequence[Payment], people: set[int]) -> None:
-    net: dict[int, Fraction] = defaultdict(Fraction)
-    for p in payments:
-        if p.payer is not None:
-            net[p.payer] -= p.amount
-        if p.payee is not None:
-            net[p.payee] += p.amount
+    net = _nets(payments)
     for pid in people:
         out.add(pid, "hands")
         if net.get(pid, 0) > 0:
