@@ -1,6 +1,6 @@
 """Chat command parser: the text of a message → a typed request of `service.requests`.
 
-The grammar is the contract of shared COMMANDS.md. Keywords are case-insensitive and have Chinese
+The grammar is the one docs/commands.md describes. Keywords are case-insensitive and have Chinese
 and pinyin aliases; full-width characters (`／`, `＝`, `；`, `１`, the ideographic space) read as
 their ASCII forms and commas as spaces. `parse` raises nothing but `ParseError`: its `msgid` (an
 English template marked with `N_`) and `params` let the bot reply with a translated, specific

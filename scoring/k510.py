@@ -1,4 +1,4 @@
-"""510K scoring: one reported hand, or a marathon (连打) of hands; rules in shared/rules/510k.md.
+"""510K scoring: one reported hand, or a marathon (连打) of hands; the rules as /rules states them.
 
 Card points of a seat: p = t + 20 if first out, − 20 − h if still holding cards. 4 players play
 in teams (seats 0+2 vs 1+3: the team total decides, each player gets half the team's score);

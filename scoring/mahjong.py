@@ -1,6 +1,6 @@
 """Mahjong ("1-2-3-4 base") settlement: a hand's value, its payments, kong points, 封胡, dealer.
 
-Rules: shared/rules/mahjong.md. Input is validated first (`scoring.mahjong_checks`; error codes
+Rules: as /rules states them. Input is validated first (`scoring.mahjong_checks`; error codes
 in `MAHJONG_ERRORS`); nothing is computed for a refused hand.
 
 Transfers: one per payer → payee per reason. A win gives `WinReason` transfers from its normal

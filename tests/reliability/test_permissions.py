@@ -1,7 +1,7 @@
 """Who may do what: every admin-only action by every kind of actor in every kind of chat, and
 forged or stale callback data.
 
-Admin-only (COMMANDS.md, DESIGN.md): /reset (and its Confirm button), /set, /link, and undoing
+Admin-only (docs/commands.md): /reset (and its Confirm button), /set, /link, and undoing
 another table's (forum topic's) hand. Allowed exactly for the creator, administrators and
 anonymous admins (``sender_chat`` is the group) in groups and supergroups, and for the user in a
 private chat; refused for members, users who left and users who were kicked. A refusal answers

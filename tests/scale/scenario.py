@@ -6,7 +6,7 @@ reverted it), which update ids were claimed (and the event each one recorded) an
 player's balance. The expectation is computed here without the service: each mahjong hand is
 built as ``scoring`` dataclasses and settled with ``scoring.settle_hand``, each 510K report is
 scored with ``scoring.score_hand``, and a small model of the table follows the pending kongs, the
-dealer and ``/undo`` the way COMMANDS.md describes them.
+dealer and ``/undo`` the way docs/commands.md describes them.
 
 Every hand command is parsed with ``bot.parsing.parse`` once while the script is built and
 compared with the clause the script meant, so a script can only test what it says it tests.

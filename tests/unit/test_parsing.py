@@ -93,7 +93,7 @@ def error(text: str, bot_username: str | None = None) -> ParseError:
     return err
 
 
-# --- the canonical forms of COMMANDS.md ---
+# --- the canonical forms of docs/commands.md ---
 
 CANONICAL: list[tuple[str, Request]] = [
     ("/new mahjong", NewTable(Game.MAHJONG)),
