@@ -83,6 +83,10 @@ def check_api_base_url(url: str) -> str:
 
 
 Switch = Annotated[bool, BeforeValidator(parse_switch)]
+Port = Annotated[int, Field(ge=1, le=65535, description="a port number from 1 to 65535")]
+ListenAddress = Annotated[
+    str, Field(description="an address to listen on, like 0.0.0.0 or 127.0.0.1")
+]
 Flood = Annotated[tuple[int, float] | None, BeforeValidator(parse_flood)]
 
 
@@ -137,18 +141,8 @@ class Settings(BaseSettings):
         pattern=r"^[A-Za-z0-9_-]{1,256}$",
         description="1-256 characters of A-Z a-z 0-9 _ -",
     )
-    webhook_listen: str = Field(
-        "0.0.0.0",
-        validation_alias="WEBHOOK_LISTEN",
-        description="an address to listen on, like 0.0.0.0 or 127.0.0.1",
-    )
-    webhook_port: int = Field(
-        8443,
-        validation_alias="WEBHOOK_PORT",
-        ge=1,
-        le=65535,
-        description="a port number from 1 to 65535",
-    )
+    webhook_listen: ListenAddress = Field("0.0.0.0", validation_alias="WEBHOOK_LISTEN")
+    webhook_port: Port = Field(8443, validation_alias="WEBHOOK_PORT")
     rate_limit: Switch = Field(
         True,
         validation_alias="JIFEN_RATE_LIMIT",
@@ -171,18 +165,8 @@ class Settings(BaseSettings):
         validation_alias="JIFEN_APP_URL",
         description="the https URL the Mini App is served at, like https://bot.example.com/app/",
     )
-    app_listen: str = Field(
-        "0.0.0.0",
-        validation_alias="JIFEN_APP_LISTEN",
-        description="an address to listen on, like 0.0.0.0 or 127.0.0.1",
-    )
-    app_port: int = Field(
-        8080,
-        validation_alias="JIFEN_APP_PORT",
-        ge=1,
-        le=65535,
-        description="a port number from 1 to 65535",
-    )
+    app_listen: ListenAddress = Field("0.0.0.0", validation_alias="JIFEN_APP_LISTEN")
+    app_port: Port = Field(8080, validation_alias="JIFEN_APP_PORT")
     app_max_age: float = Field(
         86400.0,
         validation_alias="JIFEN_APP_MAX_AGE",
