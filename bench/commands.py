@@ -7,6 +7,8 @@ is copied and, in the copy, both ledgers are bulk-replicated (``bench.ledger``) 
 each. Every command is then timed through ``process_update`` in both databases, alternately,
 each database with its own Application; a ratio is the big median over the small one. ``/undo``
 is timed alone; the hand it removed is recorded again, untimed, before the next repetition.
+``undo_named`` is ``/undo <n>`` of an older hand, the tenth live hand before the table's last
+(its number looked up, untimed, before each repetition).
 
 While the big chat runs each command once more, a ticker on the same event loop records the
 longest stall and a third chat asks ``/rules``: ``max_loop_block_ms`` and ``rules_during_ms``.
@@ -26,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
 from bench import ledger
 from bench.harness import Driver, Message, bot_driver, migrated_engine, players
 from bench.timing import median
@@ -44,6 +48,7 @@ REDO = {MAHJONG.id: "/hu 1 zimo", MARATHON.id: K510_CYCLE[0]}
 COMMANDS: dict[str, tuple[Chat, str]] = {
     "undo": (MAHJONG, "/undo"),
     "marathon_undo": (MARATHON, "/undo"),
+    "undo_named": (MAHJONG, "/undo {older}"),
     "standings": (MAHJONG, "/standings"),
     "marathon_standings": (MARATHON, "/standings"),
     "history": (MAHJONG, "/history"),
@@ -148,11 +153,29 @@ async def _timed(driver: Driver, chat: Chat, text: str) -> float:
     return run.wall
 
 
-async def _command(driver: Driver, key: str) -> float:
+OLDER = 10  # ``undo_named`` undoes the live hand this many before the chat's last
+
+
+def _older_hand(engine: Engine, chat: Chat) -> int:
+    """The number of the chat's live hand ``OLDER`` hands before its last."""
+    with engine.connect() as conn:
+        number = conn.exec_driver_sql(
+            "SELECT hand_no FROM event WHERE chat_id = ? AND kind = 'hand' AND undone_by IS NULL"
+            " ORDER BY seq DESC LIMIT 1 OFFSET ?",
+            (chat.id, OLDER),
+        ).scalar()
+    if number is None:
+        raise RuntimeError(f"{chat.title} has no live hand {OLDER} before its last")
+    return int(number)
+
+
+async def _command(driver: Driver, engine: Engine, key: str) -> float:
     """One timed command; an undone hand is recorded again (untimed)."""
     chat, text = COMMANDS[key]
+    if "{older}" in text:
+        text = text.format(older=_older_hand(engine, chat))
     wall = await _timed(driver, chat, text)
-    if text == "/undo":
+    if text.startswith("/undo"):
         await _timed(driver, chat, REDO[chat.id])
     return wall
 
@@ -198,7 +221,9 @@ class _RssPeak(threading.Thread):
             self.peak = max(self.peak, _rss_mb())
 
 
-async def _heavy(driver: Driver, other: Driver, key: str, result: CommandsResult) -> None:
+async def _heavy(
+    driver: Driver, engine: Engine, other: Driver, key: str, result: CommandsResult
+) -> None:
     """``key`` in the big chat while another chat asks /rules (its own Application: the
     product serves chats concurrently, which one Driver.run does not model)."""
     before, sampler = _rss_mb(), _RssPeak()
@@ -209,7 +234,9 @@ async def _heavy(driver: Driver, other: Driver, key: str, result: CommandsResult
         await asyncio.sleep(0.002)
         rules_at.append(await _timed(other, BYSTANDER, "/rules"))
 
-    result.loop_block_ms[key] = await _ticking(asyncio.gather(_command(driver, key), bystander()))
+    result.loop_block_ms[key] = await _ticking(
+        asyncio.gather(_command(driver, engine, key), bystander())
+    )
     result.rules_during_ms[key] = 1000 * rules_at[0]
     sampler.stop.set()
     sampler.join()
@@ -228,8 +255,8 @@ async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> Comma
     try:
         for rep in range(WARMUP + reps):
             for key in COMMANDS:
-                for which, driver in enumerate(drivers):
-                    wall = await _command(driver, key)
+                for which, (driver, engine) in enumerate(zip(drivers, engines, strict=True)):
+                    wall = await _command(driver, engine, key)
                     if rep >= WARMUP:
                         times[key][which].append(wall)
         result = CommandsResult(
@@ -242,7 +269,7 @@ async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> Comma
             export_rows=_export_rows(big_path),
         )
         for key in COMMANDS:
-            await _heavy(drivers[1], drivers[0], key, result)
+            await _heavy(drivers[1], engines[1], drivers[0], key, result)
     finally:
         for driver in drivers:
             await driver.close()
