@@ -13,7 +13,7 @@ from bot import labels
 from bot.callbacks import cancel_data, claim_data, fits, new_data, reset_data, undo_data
 from bot.i18n import N_, translator
 from bot.numbers import fmt
-from bot.render_free import free_lines, record_title, totals_line, unit_title
+from bot.render_free import free_lines, record_title, table_title, totals_line, unit_title
 from bot.render_insight import stats_text
 from bot.rules_text import help_text, rules_text
 from bot.timezones import local, zone_label
@@ -415,7 +415,12 @@ class Renderer:
         lines = [f"<b>{title}</b> {zone}"]
         if not v.hands:
             lines.append(self._("No hands recorded yet."))
+        several = len({view.table_id for view in v.hands}) > 1  # each table numbers its own
+        table: int | None = -1  # no table id is negative: the first hand shows its table
         for view in v.hands:
+            if several and view.table_id != table:
+                table = view.table_id
+                lines.append(f"— {table_title(self._, view)} —")
             mark = " " + self._("[undone]") if view.undone else ""
             when = local(view.at, v.tz).strftime("%m-%d %H:%M")
             lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")

@@ -10,7 +10,7 @@ from html import escape
 from bot import labels
 from bot.i18n import Gettext
 from bot.numbers import fmt
-from scoring.games import EventKind, Unit, free_name
+from scoring.games import EventKind, Game, Unit, free_name
 from service.replies import FreeSection, HandView
 
 
@@ -20,6 +20,16 @@ def unit_title(_: Gettext, unit: str) -> str:
         return _(labels.UNIT[unit])
     name = free_name(unit)
     return _(labels.UNIT[Unit.FREE]) + (f" · {escape(name)}" if name else "")
+
+
+def table_title(_: Gettext, view: HandView) -> str:
+    """The table a record was at, where /history lists several: `Mahjong table`, `斗地主 table`."""
+    if view.game == Game.MAHJONG:
+        return _("Mahjong table")
+    if view.game in (Game.K510, Game.K510_3):
+        return _("510K table")
+    name = free_name(str(view.data.get("unit", "")))
+    return _("{game} table", game=escape(name)) if name else _("Free scoring table")
 
 
 def record_title(_: Gettext, view: HandView) -> str:

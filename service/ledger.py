@@ -62,6 +62,7 @@ def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, st
         recorded_by=event.recorded_by_name,
         payments=payments,
         data=event.data,
+        table_id=event.table_id,
     )
 
 

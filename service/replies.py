@@ -36,6 +36,7 @@ class HandView:
     recorded_by: str
     payments: tuple[Payment, ...]
     data: Mapping[str, Any]
+    table_id: int | None = None  # hand numbers count per table
 
     @property
     def net(self) -> tuple[tuple[str, Fraction], ...]:
