@@ -10,6 +10,10 @@ is timed alone; the hand it removed is recorded again, untimed, before the next 
 ``undo_named`` is ``/undo <n>`` of an older hand, the tenth live hand before the table's last
 (its number looked up, untimed, before each repetition).
 
+Last, ``MAHJONG``'s season is archived as ``/reset`` does (its open table moves to a new, empty
+season) and ``after_reset`` times the new season's first hand (undone, untimed, before the next
+repetition): seasons archived before must not slow the current one.
+
 While the big chat runs each command once more, a ticker on the same event loop records the
 longest stall and a third chat asks ``/rules``: ``max_loop_block_ms`` and ``rules_during_ms``.
 ``peak_rss_growth_mb_100k`` is the largest RSS a sampling thread (every 2 ms) sees during one
@@ -35,6 +39,8 @@ from bench.harness import Driver, Message, bot_driver, migrated_engine, players
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
 from bot.offline import Chat
+from storage.db import write_transaction
+from storage.gateway import chats, tables
 
 SMALL_HANDS = 100
 MAHJONG = Chat(-1_009_100_001, "supergroup", title="mahjong history")
@@ -59,6 +65,8 @@ COMMANDS: dict[str, tuple[Chat, str]] = {
     "chart": (MAHJONG, "/chart"),
     "export": (MAHJONG, "/export"),
 }
+AFTER_RESET = "/hu 1 zimo"  # ``after_reset``: the first hand of a season after a big one
+KEYS = (*COMMANDS, "after_reset")  # every ``<key>_ratio_100k``
 
 
 def _played(
@@ -270,12 +278,41 @@ async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> Comma
         )
         for key in COMMANDS:
             await _heavy(drivers[1], engines[1], drivers[0], key, result)
+        await _after_reset(drivers, engines, reps, result)
     finally:
         for driver in drivers:
             await driver.close()
         for engine in engines:
             engine.dispose()
     return result
+
+
+def _reset(engine: Engine, chat: Chat) -> None:
+    """Archive the chat's season as ``/reset`` does: its open tables move to a new one."""
+    with write_transaction(engine) as db:
+        old = chats.current_season(db, chat.id)
+        if old is None:
+            raise RuntimeError(f"{chat.title} has no season")
+        chats.archive_season(db, old.id)
+        new = chats.open_season(db, chat.id, old.number + 1)
+        tables.move_open_tables(db, chat.id, new.id)
+
+
+async def _after_reset(
+    drivers: list[Driver], engines: list[Engine], reps: int, result: CommandsResult
+) -> None:
+    """``after_reset``: a new season's first hand, after 100 and after ``big_hands``."""
+    for engine in engines:
+        _reset(engine, MAHJONG)
+    walls: tuple[list[float], list[float]] = ([], [])
+    for rep in range(WARMUP + reps):
+        for which, driver in enumerate(drivers):
+            wall = await _timed(driver, MAHJONG, AFTER_RESET)
+            await _timed(driver, MAHJONG, "/undo")
+            if rep >= WARMUP:
+                walls[which].append(wall)
+    result.small_ms["after_reset"] = 1000 * median(walls[0])
+    result.big_ms["after_reset"] = 1000 * median(walls[1])
 
 
 def _export_rows(path: Path) -> int:

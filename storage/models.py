@@ -105,7 +105,7 @@ class Event(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("chat_id", "seq"),
-        Index("ix_event_table_seq", "table_id", "seq"),
+        Index("ix_event_table_season_seq", "table_id", "season_id", "seq"),
         Index("ux_event_table_season_hand", "table_id", "season_id", "hand_no", unique=True),
         Index("ix_event_season_kind_seq", "season_id", "kind", "seq"),
     )
