@@ -51,7 +51,7 @@ from tests.scale.scenario import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.scale, pytest.mark.timeout(420)]
 
-WORKERS = 3
+WORKERS = int(os.environ.get("JIFEN_SCALE_WORKERS", "3"))  # bench/RESULTS.md: 1, 2 and 3
 CHATS = 20
 UPDATES = 2000
 DUPLICATES = 0.10  # share of updates delivered twice
@@ -300,7 +300,7 @@ async def play(
 # ---------------------------------------------------------------- the test
 
 
-def test_three_webhook_workers_on_postgres(
+def test_webhook_workers_on_postgres(
     scale_database: str, scale_engine: Engine, emulator: EmulatorProcess, tmp_path: Path
 ) -> None:
     scripts = build_scripts(SEED, chats=CHATS, updates=UPDATES, first_chat_id=FIRST_CHAT_ID)
@@ -338,7 +338,8 @@ def test_three_webhook_workers_on_postgres(
     total = sum(load.deliveries.values())
     print(
         f"\nscale: {stats}; {total} deliveries ({load.duplicates} duplicates) in "
-        f"{load.seconds:.1f} s = {total / load.seconds:.0f}/s; per worker "
+        f"{load.seconds:.1f} s = {total / load.seconds:.0f}/s, "
+        f"{stats['hands'] / load.seconds:.0f} hands/s with {WORKERS} worker(s); per worker "
         f"{dict(sorted(load.per_worker.items()))}; start-up {startup:.1f} s"
     )
     logs = {w.index: w.bot.log() for w in workers}
