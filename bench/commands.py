@@ -17,12 +17,15 @@ repetition): seasons archived before must not slow the current one.
 While the big chat runs each command once more, a ticker on the same event loop records the
 longest stall and a third chat asks ``/rules``: ``max_loop_block_ms`` and ``rules_during_ms``.
 ``peak_rss_growth_mb_100k`` is the largest RSS a sampling thread (every 2 ms) sees during one
-command in the big database, less the RSS before it; the largest over all commands.
+command in the big database, less the RSS before it; the largest over all commands. The RSS of
+the bot's child processes (``/chart`` draws in one) is sampled beside it:
+``detail.commands.children_peak_rss_mb``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import sqlite3
 import threading
@@ -100,6 +103,7 @@ class CommandsResult:
     build_s: float
     export_rows: int = 0
     peak_growth_mb: dict[str, float] = field(default_factory=dict)
+    children_peak_mb: dict[str, float] = field(default_factory=dict)  # /chart's drawing process
     loop_block_ms: dict[str, float] = field(default_factory=dict)
     rules_during_ms: dict[str, float] = field(default_factory=dict)
 
@@ -118,6 +122,7 @@ class CommandsResult:
             "big_hands": self.big_hands,
             "export_rows": self.export_rows,
             "peak_rss_growth_mb": {k: round(v, 1) for k, v in self.peak_growth_mb.items()},
+            "children_peak_rss_mb": {k: round(v, 1) for k, v in self.children_peak_mb.items()},
             "loop_block_ms": {k: round(v, 1) for k, v in self.loop_block_ms.items()},
             "rules_during_ms": {k: round(v, 1) for k, v in self.rules_during_ms.items()},
             "reps": self.reps,
@@ -212,21 +217,31 @@ async def _ticking(work: Awaitable[Any]) -> float:
 PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * PAGE_MB
+def _rss_mb(pid: int | str = "self") -> float:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * PAGE_MB
+    except (FileNotFoundError, ProcessLookupError):  # a child that just ended
+        return 0.0
+
+
+def _children_rss_mb() -> float:
+    """The RSS of this process's children (the drawing process of /chart)."""
+    return sum(_rss_mb(child.pid) for child in multiprocessing.active_children() if child.pid)
 
 
 class _RssPeak(threading.Thread):
-    """The largest RSS seen until stopped."""
+    """The largest RSS seen until stopped, of this process and of its children together."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.peak, self.stop = _rss_mb(), threading.Event()
+        self.children = _children_rss_mb()
 
     def run(self) -> None:
         while not self.stop.wait(0.002):
             self.peak = max(self.peak, _rss_mb())
+            self.children = max(self.children, _children_rss_mb())
 
 
 async def _heavy(
@@ -249,6 +264,7 @@ async def _heavy(
     sampler.stop.set()
     sampler.join()
     result.peak_growth_mb[key] = max(sampler.peak, _rss_mb()) - before
+    result.children_peak_mb[key] = sampler.children
 
 
 async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> CommandsResult:
