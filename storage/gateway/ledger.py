@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from scoring.games import EventKind
-from storage.gateway import chats
+from storage.gateway import chats, marks
 from storage.rows import BalanceRow, ChatRow, EventRow, TransferRow
 from storage.sql import Row, Sql, placeholders
 
@@ -80,6 +80,7 @@ def add_event(
     )
     assert row is not None
     event_id, hand_no = row
+    marks.mark(db, season_id, seq)
     chat.next_seq += 1
     chats.save_counters(db, chat)
     return EventRow(
