@@ -208,51 +208,42 @@ class _Samples:
 def _from_marks(db: Sql, season_id: int, counts: Mapping[str, int]) -> dict[str, list[Point]]:
     """Each unit's balances at its marks, at most one per `CHART_POINTS` - 1 evenly spaced
     steps of its records, before the last record (the balances now). A mark counts the records
-    live when it was written: one undone since is taken out of it here."""
-    undone = marks.undone_after(db, season_id)
+    live when it was written: one undone since (after the mark) is taken out of it here. The
+    marks are read twice: where each stands (a row per mark and unit), then the balances of
+    the few hundred kept."""
+    undone = sorted(marks.undone_after(db, season_id))
+    ends = sorted(range(len(undone)), key=lambda i: undone[i][1])
+    active: dict[int, marks.Undone] = {}  # undone records a mark at this point still holds
+    started = ended = 0
     steps = {unit: max(1, -(-n // (CHART_POINTS - 1))) for unit, n in counts.items()}
+    last = dict.fromkeys(counts, 0)
+    kept: dict[tuple[int, str], tuple[int, list[marks.Undone]]] = {}
+    for seq, unit, played in marks.mark_places(db, season_id):
+        while started < len(undone) and undone[started][0] < seq:
+            active[started], started = undone[started], started + 1
+        while ended < len(ends) and undone[ends[ended]][1] < seq:
+            active.pop(ends[ended], None)
+            ended += 1
+        held = [record for record in active.values() if record[2] == unit]
+        played -= len(held)
+        if unit not in counts or not 0 < played < counts[unit]:
+            continue
+        if (played - 1) // steps[unit] > (last[unit] - 1) // steps[unit]:
+            kept[(seq, unit)], last[unit] = (played, held), played
+    balances: dict[tuple[int, str], dict[int, Fraction | int]] = defaultdict(dict)
+    for seq, unit, pid, amount in marks.marked_balances(
+        db, season_id, sorted({s for s, _ in kept})
+    ):
+        if (seq, unit) in kept:
+            balances[(seq, unit)][pid] = amount
     points: dict[str, list[Point]] = {unit: [(0, {})] for unit in counts}
-    seq, rows = None, list[marks.Mark]()
-    for row in [*marks.stream_marks(db, season_id), None]:
-        if row is not None and row[0] == seq:
-            rows.append(row)
-            continue
-        if seq is not None:
-            _take(points, steps, counts, _corrected(seq, rows, undone))
-        if row is not None:
-            seq, rows = row[0], [row]
-    return points
-
-
-def _corrected(
-    seq: int, rows: list[marks.Mark], undone: list[marks.Undone]
-) -> dict[str, tuple[int, dict[int, Fraction | int]]]:
-    """A mark's balances and played records by unit, without the records undone after it."""
-    out: dict[str, tuple[int, dict[int, Fraction | int]]] = {}
-    for _, unit, pid, amount, played in rows:
-        out.setdefault(unit, (played, {}))[1][pid] = amount
-    for record_seq, undo_seq, unit, net in undone:
-        if record_seq < seq <= undo_seq and unit in out:
-            played, balances = out[unit]
+    for (seq, unit), (played, held) in sorted(kept.items()):
+        at = balances[(seq, unit)]
+        for *_, net in held:
             for pid, value in net.items():
-                balances[pid] = balances.get(pid, 0) - value
-            out[unit] = (played - 1, balances)
-    return out
-
-
-def _take(
-    points: dict[str, list[Point]],
-    steps: Mapping[str, int],
-    counts: Mapping[str, int],
-    mark: Mapping[str, tuple[int, dict[int, Fraction | int]]],
-) -> None:
-    """Keep a mark's balances of a unit if it is the first in its step (and before the last)."""
-    for unit, (played, balances) in mark.items():
-        kept = points.get(unit)
-        if kept is None or not 0 < played < counts[unit]:
-            continue
-        if (played - 1) // steps[unit] > (kept[-1][0] - 1) // steps[unit]:
-            kept.append((played, balances))
+                at[pid] = at.get(pid, 0) - value
+        points[unit].append((played, at))
+    return points
 
 
 def _series(unit: str, points: list[Point], names: Mapping[int, str]) -> ChartSeries:

@@ -28,8 +28,6 @@ PLAYED = (
     " AND e.undone_by IS NULL AND t.unit = b.unit)"
 )
 
-Mark = tuple[int, str, int, Fraction | int, int]  # seq, unit, player id, amount, played
-
 
 def mark(db: Sql, season_id: int, seq: int) -> None:
     """The write path's one call, as event `seq` of the season is appended (before its own
@@ -54,14 +52,27 @@ def live_counts(db: Sql, season_id: int) -> dict[str, int]:
     return {unit: int(n) for unit, n in rows if n}
 
 
-def stream_marks(db: Sql, season_id: int) -> Iterator[Mark]:
-    """The season's marks, oldest first, streamed."""
-    for seq, unit, pid, amount, played in db.stream(
-        "SELECT seq, unit, player_id, amount, played FROM balance_mark WHERE season_id = ?"
-        " ORDER BY seq",
+def mark_places(db: Sql, season_id: int) -> list[tuple[int, str, int]]:
+    """Where the season's marks stand: (seq, unit, live records of the unit), oldest first."""
+    return db.rows(
+        "SELECT seq, unit, max(played) FROM balance_mark WHERE season_id = ?"
+        " GROUP BY seq, unit ORDER BY seq, unit",
         (season_id,),
-    ):
-        yield seq, unit, pid, _exact(amount), played
+    )
+
+
+def marked_balances(
+    db: Sql, season_id: int, seqs: Sequence[int]
+) -> Iterator[tuple[int, str, int, Fraction | int]]:
+    """(seq, unit, player id, balance) of the season's marks at these events."""
+    for start in range(0, len(seqs), 500):
+        chunk = seqs[start : start + 500]
+        for seq, unit, pid, amount in db.rows(
+            "SELECT seq, unit, player_id, amount FROM balance_mark WHERE season_id = ?"
+            f" AND seq IN ({placeholders(len(chunk))})",
+            (season_id, *chunk),
+        ):
+            yield seq, unit, pid, _exact(amount)
 
 
 Undone = tuple[int, int, str, dict[int, Fraction | int]]  # seq, undo's seq, unit, nets
