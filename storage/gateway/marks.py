@@ -19,7 +19,6 @@ from storage.sql import Sql, placeholders
 
 MARK_EVERY = 20  # chat events: one INSERT … SELECT per 20 events, nothing in between
 RECORDS = (EventKind.HAND.value, EventKind.PAY.value)  # what moves balances
-MARK = "INSERT INTO balance_mark (season_id, seq, unit, player_id, amount, played) VALUES"
 # A unit's live records now: its live hands (kept for /stats) and its live transfers (few).
 PLAYED = (
     "COALESCE((SELECT h.live FROM stat_hands h WHERE h.season_id = b.season_id"
@@ -101,15 +100,14 @@ def undone_after(db: Sql, season_id: int) -> list[Undone]:
     return [(seq, undo_seq, unit, dict(net)) for (seq, undo_seq, unit), net in nets.items()]
 
 
-def fill(db: Sql, season_id: int) -> int:
+def fill(db: Sql, season_id: int) -> None:
     """Write the season's marks from its ledger as `mark` would have written them (revision
-    0012, a chat move): one streamed pass; the number of rows written."""
+    0012, a chat move): one streamed pass, the rows written a few thousand at a time."""
     balances: dict[tuple[str, int], Fraction | int] = defaultdict(int)
     played: dict[str, int] = defaultdict(int)
     pending: dict[int, tuple[str, dict[int, Fraction | int]]] = {}  # by the undo's id
     undos: set[int] = set()
     rows: list[tuple[int, int, str, int, str, int]] = []
-    written = 0
     current: tuple[int, str, int | None, str, dict[int, Fraction | int]] | None = None
 
     def apply(event: tuple[int, str, int | None, str, dict[int, Fraction | int]]) -> None:
@@ -142,11 +140,11 @@ def fill(db: Sql, season_id: int) -> int:
             if seq % MARK_EVERY == 0:
                 rows.extend(
                     (season_id, seq, u, pid, str(value), played[u])
-                    for (u, pid), value in sorted(balances.items())
+                    for (u, pid), value in balances.items()
                     if value
                 )
                 if len(rows) > 5000:
-                    written += _write(db, rows)
+                    _write(db, rows)
             current = (event_id, kind, undone_by, unit or unit_of(game), defaultdict(int))
         if amount is not None:
             value = _exact(amount)
@@ -154,7 +152,7 @@ def fill(db: Sql, season_id: int) -> int:
                 current[4][payer] -= value
             if payee is not None:
                 current[4][payee] += value
-    return written + _write(db, rows)
+    _write(db, rows)
 
 
 def forget(db: Sql, season_ids: Sequence[int]) -> None:
@@ -166,11 +164,13 @@ def forget(db: Sql, season_ids: Sequence[int]) -> None:
         )
 
 
-def _write(db: Sql, rows: list[tuple[int, int, str, int, str, int]]) -> int:
-    n = len(rows)
-    db.many(MARK + " (?, ?, ?, ?, ?, ?)", rows)
+def _write(db: Sql, rows: list[tuple[int, int, str, int, str, int]]) -> None:
+    db.many(
+        "INSERT INTO balance_mark (season_id, seq, unit, player_id, amount, played)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     rows.clear()
-    return n
 
 
 def unit_of(game: str) -> str:
