@@ -119,6 +119,21 @@ def refilled(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
     return stored_marks(engine, chat_id)
 
 
+def live_records(engine: Engine, chat_id: int) -> dict[str, int]:
+    """Each unit's live hands and transfers, counted in the ledger."""
+    counts: dict[str, int] = {}
+    with read_transaction(engine) as db:
+        for game, unit, n in db.rows(
+            "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id),"
+            " count(*) FROM event e WHERE e.season_id = ? AND e.kind IN ('hand', 'pay')"
+            " AND e.undone_by IS NULL GROUP BY 1, 2",
+            (season_id(db, chat_id),),
+        ):
+            key = unit or marks.unit_of(game)
+            counts[key] = counts.get(key, 0) + n
+    return counts
+
+
 def by_name(series: ChartSeries) -> dict[str, tuple[Fraction, ...]]:
     return {line.name: line.values for line in series.lines}
 
@@ -142,6 +157,7 @@ def test_the_marks_give_the_balances_of_the_full_pass(
     every = chart(engine, chat.chat_id, monkeypatch, exact=True)
     drawn = chart(engine, chat.chat_id, monkeypatch, exact=False)
     assert drawn.keys() == every.keys()
+    assert {unit: s.hands for unit, s in every.items()} == live_records(engine, chat.chat_id)
     for unit, series in drawn.items():
         full = every[unit]
         assert full.at == tuple(range(full.hands + 1))  # every record
