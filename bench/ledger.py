@@ -5,9 +5,10 @@ SQLite). ``replicate`` appends copies of its events in their original order, ``t
 times, with the rows the service writes for each: the ``event`` (new id, ``seq``, ``hand_no``),
 its ``transfer`` rows and a ``processed_update`` row; then it sets the chat's counters and
 recomputes the season ``balance`` rows from all transfers (exact fractions), as the service
-keeps them, and scales the kept /stats (``stat_*``: sums over hands) by ``times``. Values
-are copied as stored (JSON and fraction text), so rows are byte-identical
-to the service's apart from ids and numbers.
+keeps them, scales the kept /stats (``stat_*``: sums over hands) by ``times``, and writes the
+balance marks (``storage.gateway.marks``: every ``MARK_EVERY``-th event, the balances before it)
+the service would have written with the copies. Values are copied as stored (JSON and fraction
+text), so rows are byte-identical to the service's apart from ids and numbers.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.hand_stats import COUNTERS
+from storage.gateway import marks
 
 Row = tuple[Any, ...]
 BATCH = 20_000
@@ -119,7 +121,51 @@ def replicate(engine: Engine, chat_id: int, times: int) -> int:
         _set_counters(conn, chat_id)
         _recompute_balances(conn, chat_id)
         _scale_stats(conn, chat_id, times)
+        _insert_many(conn, "balance_mark", MARK_COLUMNS, _marks(template, copies))
     return template.hands * times
+
+
+MARK_COLUMNS = ("season_id", "seq", "unit", "player_id", "amount", "played")
+
+
+def _marks(template: Template, copies: Sequence[tuple[Row, list[Row]]]) -> Iterator[Row]:
+    """The marks of the copied events: the running balances and live record counts (from the
+    template's live records on), copied before every ``MARK_EVERY``-th event. A copy of an
+    undone record points at the template's undo, written before it: it never counts."""
+    col, tcol = template.event_cols.index, template.transfer_cols.index
+    id_at, seq_at, season_at = col("id"), col("seq"), col("season_id")
+    kind_at, game_at, undone_at = col("kind"), col("game"), col("undone_by")
+    unit_at, payer_at, payee_at, amount_at = (
+        tcol("unit"),
+        tcol("payer_id"),
+        tcol("payee_id"),
+        tcol("amount"),
+    )
+    balances: dict[tuple[int, str, int], Fraction] = defaultdict(Fraction)
+    played: dict[tuple[int, str], int] = defaultdict(int)
+
+    def apply(event: Row, transfers: list[Row]) -> None:
+        if event[kind_at] not in marks.RECORDS or event[undone_at] is not None:
+            return
+        season = event[season_at]
+        unit = transfers[0][unit_at] if transfers else marks.unit_of(event[game_at])
+        played[(season, unit)] += 1
+        for t in transfers:
+            amount = Fraction(t[amount_at])
+            if t[payer_at] is not None:
+                balances[(season, unit, t[payer_at])] -= amount
+            if t[payee_at] is not None:
+                balances[(season, unit, t[payee_at])] += amount
+
+    for event in template.events:
+        apply(event, template.transfers[event[id_at]])
+    for event, transfers in copies:
+        seq, season = event[seq_at], event[season_at]
+        if seq % marks.MARK_EVERY == 0:
+            for (s, unit, pid), value in sorted(balances.items()):
+                if s == season and value:
+                    yield season, seq, unit, pid, str(value), played[(season, unit)]
+        apply(event, transfers)
 
 
 def _processed(

@@ -150,7 +150,7 @@ def _legend_width(canvas: FigureCanvasAgg, labels: Sequence[str]) -> float:
 
 
 def _plot(ax: Axes, series: ChartSeries, labels: Sequence[str], title: str, xlabel: str) -> None:
-    xs = series.xs
+    xs = series.at
     marker = "o" if series.hands <= MARKERS_UP_TO else None
     handles, seen = [], set()
     for i, line in enumerate(series.lines):

@@ -164,14 +164,6 @@ class Service:
         with read_transaction(self.engine) as db:
             return app_links.place_of(db, token)
 
-    def balance_curves(
-        self, chat_id: int, season: int | None, cache: glance.CurveCache
-    ) -> tuple[glance.Curves, ...]:
-        """The season's balances hand by hand, sampled (`service.glance`); ServiceError when
-        there is no such season."""
-        with read_transaction(self.engine) as db:
-            return glance.balance_curves(db, chat_id, season, cache)
-
     def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
         """The open table's kongs of the current hand (`service.glance`)."""
         with read_transaction(self.engine) as db:

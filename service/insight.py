@@ -2,12 +2,13 @@
 
 Read-only, no Telegram and no plotting here, and nothing here grows with the season in memory:
 /stats reads the statistics kept as hands are recorded and undone (`scoring.hand_stats` defines
-them), /chart one streamed pass keeping a few hundred points, /export rows streamed to a file.
+them), /chart a few hundred points (of a short season's ledger, or of a long one's balance marks),
+/export rows streamed to a file.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,18 +35,9 @@ from service.requests import Chart, Export, Stats
 from service.views import chat_zone, season_for
 from storage.db import read_transaction
 from storage.gateway import ledger as book
-from storage.gateway import players
+from storage.gateway import marks, players
 from storage.gateway.stats import season_stats
 from storage.sql import Sql
-
-
-def unit_of(game: str, unit: str | None = None) -> str:
-    """The unit a record moves: its payments' (a free round's, a transfer's) when it has any,
-    else its game's: mahjong points or 510K scores."""
-    if unit is not None:
-        return unit
-    return "mahjong" if game == "mahjong" else "510k"
-
 
 # --- /stats -------------------------------------------------------------------------------
 
@@ -140,59 +132,66 @@ def _head_to_head(
 
 # --- /chart -------------------------------------------------------------------------------
 
+CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 pixels wide)
+EXACT_UP_TO = 2_000  # live records: up to here all are read (~20 ms), beyond, the marks (≥ 100)
+
 
 def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
     """Each player's balance over the season's live hands and transfers, one series per unit
-    (mahjong, 510K, each free game), at no more than `CHART_POINTS` evenly spaced records (a
-    picture shows no more): one streamed pass over the season's payments, keeping only the
-    sampled balances."""
+    (mahjong, 510K, each free game), at no more than `CHART_POINTS` + 1 points (a picture shows
+    no more), exact. A short season: evenly spaced records, from one streamed pass over its
+    payments; a long one: the balance marks (`storage.gateway.marks`, one every few records),
+    thinned out, and the balances now. /chart draws it, and the Mini App."""
     season = season_for(db, chat_id, req.season)
-    counts: dict[str, int] = defaultdict(int)
-    for (game, unit), n in book.live_record_counts(db, season.id).items():
-        counts[unit_of(game, unit)] += n
-    people: dict[str, set[int]] = defaultdict(set)  # everyone with a balance (seated ones too)
+    counts = marks.live_counts(db, season.id)
+    now: dict[str, dict[int, Fraction]] = defaultdict(dict)  # everyone with a balance
     for b in book.balances(db, season.id):
-        people[b.unit].add(b.player_id)
-    units = sorted((u for u in counts if counts[u]), key=Unit.order)
-    samples = {unit: _Samples(counts[unit]) for unit in units}
-    last_event = None
-    sampler: _Samples | None = None
-    for event_id, hand_no, game, unit, payer, payee, amount in book.stream_live_payments(
-        db, season.id
-    ):
-        if event_id != last_event:
-            if sampler is not None:
-                sampler.hand_done()
-            sampler, last_event = samples[unit_of(game, unit)], event_id
-            sampler.hand_no = hand_no or 0
-        if amount is not None and sampler is not None:
-            sampler.pay(payer, payee, amount)
-    if sampler is not None:
-        sampler.hand_done()
+        now[b.unit][b.player_id] = b.amount
+    units = sorted(counts, key=Unit.order)
+    if sum(counts.values()) <= EXACT_UP_TO:
+        points = _every_record(db, season.id, counts)
+    else:
+        points = _from_marks(db, season.id, counts)
     names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
     return ChartData(
         season=season.number,
         archived=season.archived_at is not None,
-        series=tuple(samples[unit].series(unit, people[unit], names) for unit in units),
+        series=tuple(
+            _series(unit, [*points[unit], (counts[unit], now[unit])], names) for unit in units
+        ),
     )
 
 
-CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 pixels wide)
+Point = tuple[int, Mapping[int, Fraction | int]]  # live records played, balances by player
+
+
+def _every_record(db: Sql, season_id: int, counts: Mapping[str, int]) -> dict[str, list[Point]]:
+    """Each unit's balances after evenly spaced live records (every one when few), the last
+    one left out (the balances now): one streamed pass over the season's payments."""
+    samples = {unit: _Samples(n) for unit, n in counts.items()}
+    last_event = None
+    sampler: _Samples | None = None
+    for event_id, game, unit, payer, payee, amount in book.stream_live_payments(db, season_id):
+        if event_id != last_event:
+            if sampler is not None:
+                sampler.hand_done()
+            sampler, last_event = samples[unit or marks.unit_of(game)], event_id
+        if amount is not None and sampler is not None:
+            sampler.pay(payer, payee, amount)
+    if sampler is not None:
+        sampler.hand_done()
+    return {unit: sampler.kept for unit, sampler in samples.items()}
 
 
 class _Samples:
-    """A series' running balances, kept at evenly spaced hands (every hand when few)."""
+    """A series' running balances, kept at evenly spaced records before the last."""
 
     def __init__(self, hands: int) -> None:
-        self.hands = hands
         step = max(1, -(-hands // CHART_POINTS))  # ceil: at most CHART_POINTS samples
-        self.wanted = set(range(step, hands + 1, step)) | {hands}
+        self.wanted = set(range(step, hands, step))
         self.balance: dict[int, Fraction | int] = defaultdict(int)
         self.played = 0
-        self.hand_no = 0
-        self.at: list[int] = [0]
-        self.hand_nos: list[int] = []
-        self.kept: list[dict[int, Fraction | int]] = [{}]
+        self.kept: list[Point] = [(0, {})]
 
     def pay(self, payer: int | None, payee: int | None, amount: Fraction | int) -> None:
         if payer is not None:
@@ -203,28 +202,79 @@ class _Samples:
     def hand_done(self) -> None:
         self.played += 1
         if self.played in self.wanted:
-            self.at.append(self.played)
-            self.hand_nos.append(self.hand_no)
-            self.kept.append(dict(self.balance))
+            self.kept.append((self.played, dict(self.balance)))
 
-    def series(self, unit: str, seated: set[int], names: Mapping[int, str]) -> ChartSeries:
-        people = seated | set(self.balance)
-        lines = sorted(
-            (
-                ChartLine(
-                    names.get(pid, "?"), tuple(Fraction(kept.get(pid, 0)) for kept in self.kept)
-                )
-                for pid in people
-            ),
-            key=lambda line: (-line.values[-1], line.name.casefold()),
-        )
-        return ChartSeries(
-            unit=unit,
-            hand_nos=tuple(self.hand_nos),
-            lines=tuple(lines),
-            at=tuple(self.at),
-            played=self.played,
-        )
+
+def _from_marks(db: Sql, season_id: int, counts: Mapping[str, int]) -> dict[str, list[Point]]:
+    """Each unit's balances at its marks, at most one per `CHART_POINTS` - 1 evenly spaced
+    steps of its records, before the last record (the balances now). A mark counts the records
+    live when it was written: one undone since (after the mark) is taken out of it here. The
+    marks are read twice: where each stands (a row per mark and unit), then the balances of
+    the few hundred kept."""
+    held = _Held(marks.undone_after(db, season_id))
+    steps = {unit: max(1, -(-n // (CHART_POINTS - 1))) for unit, n in counts.items()}
+    last = dict.fromkeys(counts, 0)
+    kept: dict[tuple[int, str], tuple[int, dict[int, Fraction | int]]] = {}
+    for seq, unit, played in marks.mark_places(db, season_id):
+        held.move_to(seq)
+        played -= held.records[unit]
+        if unit not in counts or not 0 < played < counts[unit]:
+            continue
+        if (played - 1) // steps[unit] > (last[unit] - 1) // steps[unit]:
+            kept[(seq, unit)], last[unit] = (played, dict(held.nets[unit])), played
+    balances: dict[tuple[int, str], dict[int, Fraction | int]] = defaultdict(dict)
+    for seq, unit, pid, amount in marks.marked_balances(
+        db, season_id, sorted({s for s, _ in kept})
+    ):
+        if (seq, unit) in kept:
+            balances[(seq, unit)][pid] = amount
+    points: dict[str, list[Point]] = {unit: [(0, {})] for unit in counts}
+    for (seq, unit), (played, undone) in sorted(kept.items()):
+        at = balances[(seq, unit)]
+        for pid, value in undone.items():
+            at[pid] = at.get(pid, 0) - value
+        points[unit].append((played, at))
+    return points
+
+
+class _Held:
+    """The undone records a mark still holds, summed by unit, as the marks are read in order:
+    a record undone after it (at event `undo_seq`) is held by the marks in (its seq,
+    undo_seq]."""
+
+    def __init__(self, undone: list[marks.Undone]) -> None:
+        self.entering = deque(sorted(undone, key=lambda r: r[0]))
+        self.leaving = deque(sorted(undone, key=lambda r: r[1]))
+        self.records: dict[str, int] = defaultdict(int)
+        self.nets: dict[str, dict[int, Fraction | int]] = defaultdict(dict)
+
+    def move_to(self, seq: int) -> None:
+        while self.entering and self.entering[0][0] < seq:
+            self._hold(self.entering.popleft(), 1)
+        while self.leaving and self.leaving[0][1] < seq:
+            self._hold(self.leaving.popleft(), -1)
+
+    def _hold(self, record: marks.Undone, sign: int) -> None:
+        _, _, unit, net = record
+        self.records[unit] += sign
+        nets = self.nets[unit]
+        for pid, value in net.items():
+            nets[pid] = nets.get(pid, 0) + sign * value
+
+
+def _series(unit: str, points: list[Point], names: Mapping[int, str]) -> ChartSeries:
+    people = {pid for _, balances in points for pid in balances}
+    lines = sorted(
+        (
+            ChartLine(
+                names.get(pid, "?"),
+                tuple(Fraction(balances.get(pid, 0)) for _, balances in points),
+            )
+            for pid in people
+        ),
+        key=lambda line: (-line.values[-1], line.name.casefold()),
+    )
+    return ChartSeries(unit=unit, at=tuple(at for at, _ in points), lines=tuple(lines))
 
 
 # --- /export ------------------------------------------------------------------------------

@@ -303,26 +303,21 @@ class StatsView:
 @dataclass(frozen=True)
 class ChartLine:
     name: str
-    values: tuple[Fraction, ...]  # the balance at the start (0), then after each hand
+    values: tuple[Fraction, ...]  # the balance at the start (0), then at each point of `at`
 
 
 @dataclass(frozen=True)
 class ChartSeries:
-    """A game's balances at its live hands, or (a long season) at evenly spaced ones."""
+    """A game's balances after its live hands and transfers: every one, or (a long season)
+    a few hundred spread over them; the last point is the balances now (/standings)."""
 
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
-    hand_nos: tuple[int, ...]  # the hands or transfers after which a balance is kept
+    at: tuple[int, ...]  # each point's count of live records played: 0 first, all of them last
     lines: tuple[ChartLine, ...]  # best final balance first
-    at: tuple[int, ...] = ()  # each value's count of live hands played (0 first); () = 0, 1, 2…
-    played: int | None = None  # live hands of the game; None = len(hand_nos)
-
-    @property
-    def xs(self) -> tuple[int, ...]:
-        return self.at or tuple(range(len(self.hand_nos) + 1))
 
     @property
     def hands(self) -> int:
-        return len(self.hand_nos) if self.played is None else self.played
+        return self.at[-1]
 
 
 @dataclass(frozen=True)

@@ -230,6 +230,21 @@ class StatHands(SQLModel, table=True):
     undone: int = Field(sa_column_kwargs=sql_default("0"))
 
 
+class BalanceMark(SQLModel, table=True):
+    """A season's non-zero balances just before its chat's event `seq`, written with that event
+    every `storage.gateway.marks.MARK_EVERY` events and never changed (revision 0013); `played`:
+    the unit's live records (hands and transfers) then. /chart draws from them."""
+
+    __tablename__ = "balance_mark"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    unit: str = Field(primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    amount: Fraction = Field(sa_type=FractionType)
+    played: int
+
+
 class AppLink(SQLModel, table=True):
     """The Mini App's key to a chat (and forum topic): a random token, the `startapp` of the
     chat's app link. Neither guessable nor derived from the chat id."""

@@ -35,9 +35,9 @@ from bot.render import Renderer
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
-from service.glance import CurveCache, Curves
 from service.names import member_name
 from service.replies import (
+    ChartData,
     HandView,
     HistoryView,
     Recorded,
@@ -47,7 +47,7 @@ from service.replies import (
     StandingsView,
     TableView,
 )
-from service.requests import History, Request, Seasons, Settle, ShowPlayers, Standings
+from service.requests import Chart, History, Request, Seasons, Settle, ShowPlayers, Standings
 
 log = logging.getLogger(__name__)
 INIT_HEADER = "X-Telegram-Init-Data"
@@ -65,7 +65,6 @@ class Env:
     token: str
     max_age: float
     members: Members = field(default_factory=Members)
-    curves: CurveCache = field(default_factory=CurveCache)
     clock: Callable[[], float] = time.time
 
     @property
@@ -193,14 +192,18 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
     }
 
 
-def _chart(series: tuple[Curves, ...]) -> list[dict[str, Any]]:
+def _chart(data: ChartData) -> list[dict[str, Any]]:
+    """/chart's series for the SVG: each point's count of hands played, and the balances
+    (exact until here; a float is what the drawing needs)."""
     return [
         {
             "unit": s.unit,
-            "hands": list(s.hand_nos),
-            "lines": [{"name": line.name, "values": list(line.values)} for line in s.lines],
+            "hands": list(s.at),
+            "lines": [
+                {"name": line.name, "values": [float(v) for v in line.values]} for line in s.lines
+            ],
         }
-        for s in series
+        for s in data.series
     ]
 
 
@@ -229,12 +232,7 @@ class ViewHandler(Api):
     async def get(self) -> None:
         season = self.season_arg()
         standings, lang = await self.read(Standings(season=season))
-        try:
-            chart = await asyncio.to_thread(
-                self.env.service.balance_curves, self.place.chat_id, season, self.env.curves
-            )
-        except ServiceError:
-            chart = ()
+        chart, _ = await self.read(Chart(season=season))
         settle, _ = await self.read(Settle(season=season))
         history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
         seasons, _ = await self.read(Seasons())
@@ -254,7 +252,7 @@ class ViewHandler(Api):
                 "standings": _standings(r, standings)
                 if isinstance(standings, StandingsView)
                 else None,
-                "chart": _chart(chart),
+                "chart": _chart(chart) if isinstance(chart, ChartData) else [],
                 "settle": r.render(settle).text if isinstance(settle, SettleView) else None,
                 "history": [_hand(r, h) for h in reversed(history.hands)]
                 if isinstance(history, HistoryView)

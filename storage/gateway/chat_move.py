@@ -14,6 +14,7 @@ So the move is a merge: when the new chat already has rows, the old chat's rows 
   balances of the new one move to it); guests stay as they are.
 - Open tables: one per topic; where both chats have one, the new chat's (opened later) stays.
 - Settings: the old chat's, but a language or stake set in the new chat wins.
+- Balance marks (/chart) of the seasons whose events moved are written anew.
 
 The move is recorded (`chat_move`), so a write for the old id that is processed after it goes
 to the new chat too.
@@ -26,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from storage.gateway import stats
+from storage.gateway import marks, stats
 from storage.gateway.chats import get_chat, lock_chat, lock_chat_created
 from storage.rows import ChatRow
 from storage.sql import Sql, placeholders
@@ -88,10 +89,14 @@ def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
     # Hand numbers stay: they count per table and season (see the module's note).
     db.run("UPDATE event SET seq = -seq WHERE chat_id = ?", (new.id,))
     db.run("UPDATE event SET seq = ? - seq WHERE chat_id = ?", (shift_seq, new.id))
+    renumbered = [sid for (sid,) in db.rows("SELECT id FROM season WHERE chat_id = ?", (new.id,))]
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
     stats.fold(db, seasons, players)
+    marks.forget(db, [*renumbered, *seasons.values()])
     _merge_balances(db, seasons, players)
+    for season_id in sorted({seasons.get(s, s) for s in renumbered}):
+        marks.fill(db, season_id)
     db.run(
         "UPDATE game_table SET closed_at = CURRENT_TIMESTAMP WHERE chat_id = ?"
         " AND closed_at IS NULL AND thread_id IN (SELECT thread_id FROM game_table"

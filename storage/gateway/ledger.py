@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from scoring.games import EventKind
-from storage.gateway import chats
+from storage.gateway import chats, marks
 from storage.rows import BalanceRow, ChatRow, EventRow, TransferRow
 from storage.sql import Row, Sql, placeholders
 
@@ -80,6 +80,7 @@ def add_event(
     )
     assert row is not None
     event_id, hand_no = row
+    marks.mark(db, season_id, seq)
     chat.next_seq += 1
     chats.save_counters(db, chat)
     return EventRow(
@@ -304,40 +305,19 @@ def balances(db: Sql, season_id: int) -> list[BalanceRow]:
 # --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---
 
 
-def live_record_counts(db: Sql, season_id: int) -> dict[tuple[str, str | None], int]:
-    """The season's live hands and transfers by (game, unit of their payments; None: none)."""
-    rows = db.rows(
-        "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id), count(*)"
-        " FROM event e WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
-        " GROUP BY 1, 2",
-        (season_id, *(k.value for k in NUMBERED)),
-    )
-    return {(game, unit): int(n) for game, unit, n in rows}
-
-
 def stream_live_payments(
     db: Sql, season_id: int
-) -> Iterator[
-    tuple[int, int | None, str, str | None, int | None, int | None, Fraction | int | None]
-]:
-    """(event id, hand number, game, unit, payer, payee, amount) of the season's live hands and
-    transfers in order, one row per transfer (a hand without any: one row of Nones), streamed."""
-    for event_id, hand_no, game, unit, payer, payee, amount in db.stream(
-        "SELECT e.id, e.hand_no, e.game, t.unit, t.payer_id, t.payee_id, t.amount FROM event e"
+) -> Iterator[tuple[int, str, str | None, int | None, int | None, Fraction | int | None]]:
+    """(event id, game, unit, payer, payee, amount) of the season's live hands and transfers in
+    order, one row per transfer (a hand without any: one row of Nones), streamed."""
+    for event_id, game, unit, payer, payee, amount in db.stream(
+        "SELECT e.id, e.game, t.unit, t.payer_id, t.payee_id, t.amount FROM event e"
         " LEFT JOIN transfer t ON t.event_id = e.id"
         " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.undone_by IS NULL"
         " ORDER BY e.seq, t.id",
         (season_id, *(k.value for k in NUMBERED)),
     ):
-        yield (
-            event_id,
-            hand_no,
-            game,
-            unit,
-            payer,
-            payee,
-            None if amount is None else _exact(amount),
-        )
+        yield event_id, game, unit, payer, payee, None if amount is None else _exact(amount)
 
 
 def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:

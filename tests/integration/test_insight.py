@@ -225,14 +225,14 @@ def test_chart_data_follows_the_balances(played: Evening) -> None:
     data = ask(engine, chat_id, insight.chart_data, Chart())
     assert [s.unit for s in data.series] == ["mahjong", "510k"]
     mahjong, k510 = data.series
-    assert mahjong.hand_nos == (1, 2, 3, 4, 6)  # #5 was undone
+    assert mahjong.at == (0, 1, 2, 3, 4, 5)  # #5 was undone: #6 is the fifth live hand
     assert by_name(mahjong.lines)["老王"].values == (0, 36, 35, 53, 53, 52)
     assert by_name(mahjong.lines)["Chen"].values == (0, -12, -13, -13, -24, -23)
     for series, unit in ((mahjong, "mahjong"), (k510, "510k")):
-        assert all(len(line.values) == len(series.hand_nos) + 1 for line in series.lines)
+        assert all(len(line.values) == len(series.at) for line in series.lines)
         finals = {line.name: line.values[-1] for line in series.lines}
         assert finals == chat.balances(unit)
-    assert k510.hand_nos == (1, 2, 1)  # numbered per table: 510k #1 #2, then 510k3 #1
+    assert k510.at == (0, 1, 2, 3)  # 510k #1 #2, then 510k3 #1: one series
     assert by_name(k510.lines)["Chen"].values[-1] == by_name(k510.lines)["Chen"].values[-2]
 
 

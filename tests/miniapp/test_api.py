@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from telegram import Update
 
-from service import glance
+from service import insight
+from service.requests import Chart
 from storage.db import read_transaction
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, ZHANG, AppKit, app_kit
 
@@ -174,7 +175,7 @@ async def test_the_page_and_its_assets_are_served_small(kit: AppKit) -> None:
     assert total < 300_000
 
 
-async def test_the_chart_follows_new_hands_and_undos_and_samples_long_seasons(
+async def test_the_chart_is_the_one_of_chart_and_follows_new_hands_and_undos(
     kit: AppKit,
 ) -> None:
     async def chart() -> dict[str, object]:
@@ -190,13 +191,12 @@ async def test_the_chart_follows_new_hands_and_undos_and_samples_long_seasons(
     await kit.say(CAT, "/hu Ann zimo qys")  # read on its own
     more = await chart()
     assert more["hands"] == [0, 1, 2, 3, 4] and more["Ann"][:4] == first["Ann"]  # type: ignore[index]
-    await kit.say(CAT, "/undo")  # changes the past: the season is read again
+    await kit.say(CAT, "/undo")
     assert await chart() == first
     service = kit.app.bot_data["service"]
     with read_transaction(service.engine) as db:
-        [sampled] = glance.balance_curves(db, GROUP.id, None, glance.CurveCache(), points=2)
-    ann = first["Ann"]
-    assert sampled.hand_nos == (0, 2, 3) and sampled.lines[0].values == (0, ann[2], ann[3])  # type: ignore[index]
+        [drawn] = insight.chart_data(db, GROUP.id, Chart()).series  # what /chart draws
+    assert first == {"hands": list(drawn.at), "Ann": [float(v) for v in drawn.lines[0].values]}
 
 
 async def test_the_token_follows_a_group_that_becomes_a_supergroup(kit: AppKit) -> None:

@@ -28,7 +28,7 @@ def series(unit: str, names: tuple[str, ...], hands: int) -> ChartSeries:
         for h in range(hands):
             values.append(values[-1] + Fraction((h * 7 + i * 5) % 11 - 5, 2))
         lines.append(ChartLine(name, tuple(values)))
-    return ChartSeries(unit, tuple(range(1, hands + 1)), tuple(lines))
+    return ChartSeries(unit, tuple(range(hands + 1)), tuple(lines))
 
 
 def data(hands: int = 12) -> ChartData:

@@ -1,5 +1,5 @@
-// The balances over a season as an SVG line chart, drawn from the JSON; touch or move over it to
-// read every player's balance after a hand.
+// The balances over a season as an SVG line chart, drawn from the JSON (/chart's points: each
+// at its count of hands played); touch or move over it to read every player's balance there.
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#ae3ec9", "#f59f00", "#0c8599", "#c2255c", "#5c940d"];
 const W = 340, H = 200, PAD = { l: 34, r: 8, t: 8, b: 20 };
@@ -13,8 +13,8 @@ const svg = (tag, attrs) => {
 export function drawChart(series) {
   const values = series.lines.flatMap((l) => l.values);
   const lo = Math.min(0, ...values), hi = Math.max(0, ...values);
-  const span = hi - lo || 1, n = series.hands.length;
-  const x = (i) => PAD.l + (n > 1 ? (i * (W - PAD.l - PAD.r)) / (n - 1) : 0);
+  const span = hi - lo || 1, n = series.hands.length, played = series.hands.at(-1) || 1;
+  const x = (i) => PAD.l + (series.hands[i] * (W - PAD.l - PAD.r)) / played;
   const y = (v) => PAD.t + ((hi - v) * (H - PAD.t - PAD.b)) / span;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" });
   root.append(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(0), y2: y(0), stroke: "currentColor", "stroke-opacity": 0.3 }));
@@ -48,7 +48,9 @@ export function drawChart(series) {
   const move = (event) => {
     const box = root.getBoundingClientRect();
     const px = ((event.clientX - box.left) / box.width) * W;
-    const i = Math.max(0, Math.min(n - 1, Math.round(((px - PAD.l) / (W - PAD.l - PAD.r)) * (n - 1))));
+    const at = ((px - PAD.l) / (W - PAD.l - PAD.r)) * played;
+    let i = 0;  // the point nearest to the pointer
+    for (let k = 1; k < n; k++) if (Math.abs(series.hands[k] - at) < Math.abs(series.hands[i] - at)) i = k;
     cursor.setAttribute("x1", x(i));
     cursor.setAttribute("x2", x(i));
     cursor.setAttribute("visibility", "visible");
