@@ -3,8 +3,8 @@ the chat's time zone (/set tz), which the time column's header names.
 
 The cells stay as stored, whatever the language: games, reasons, names, exact amounts. The rows
 stream from the database into a file a batch at a time: each distinct time, name and amount is
-formatted once (`_Memo`), a batch's lines built in one comprehension and written by
-`csv.writer.writerows`. Telegram takes a bot's upload up to 50 MB, and the upload is held in
+formatted once (`_Memo`), as `csv.writer` writes it, and a batch's lines are joined in one
+comprehension. Telegram takes a bot's upload up to 50 MB, and the upload is held in
 memory: a CSV up to `PLAIN_UP_TO` is sent as it is (it opens in any spreadsheet); a bigger one
 gzip-compressed (`.csv.gz`, ~10× smaller); if even that is over `UPLOAD_LIMIT`, in
 gzip-compressed parts, each a CSV with its header.
@@ -15,17 +15,18 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import re
 import shutil
 from collections.abc import Callable, Hashable, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from itertools import islice
 from pathlib import Path
 from typing import IO, TypeVar
+from zoneinfo import ZoneInfo
 
 from bot.i18n import N_, translator
-from bot.timezones import local
 from service.replies import ExportData, ExportRow
 
 K = TypeVar("K", bound=Hashable)
@@ -50,7 +51,7 @@ PLAIN_UP_TO = 10 * 2**20  # bytes of CSV sent uncompressed
 UPLOAD_LIMIT = 50 * 10**6 - 2**16  # Telegram's 50 MB, less room for the request around it
 BATCH = 4096  # rows formatted and written at a time
 MEMO = 4096  # distinct values (times, names, amounts) whose cells are kept at a time
-TIME = "%Y-%m-%d %H:%M:%S"
+_SPECIAL = re.compile('[,"\r\n]')  # what csv.writer quotes a field for
 
 
 def export_csv(data: ExportData, lang: str) -> bytes:
@@ -65,15 +66,10 @@ def write_csv(data: ExportData, lang: str, out: IO[bytes]) -> None:
     the header in `lang`, amounts as exact decimals, names guarded against being read as
     formulas; written a batch of rows at a time as they stream."""
     out.write(_header(lang, data.tz).encode("utf-8-sig"))
-    buf = io.StringIO()
-    writer = csv.writer(buf)
     rows = iter(data.rows)
     cells = _Cells(data.tz)
     while batch := list(islice(rows, BATCH)):
-        writer.writerows(cells.lines(batch))
-        out.write(buf.getvalue().encode())
-        buf.seek(0)
-        buf.truncate()
+        out.write(cells.text(batch).encode())
 
 
 def export_files(data: ExportData, lang: str, directory: Path) -> list[Path]:
@@ -135,45 +131,53 @@ class _Memo(dict[K, str]):
 
 
 class _Cells:
-    """A ledger's cells: its rows' values in the file's form (`ExportRow` has their order)."""
+    """A ledger's cells: its rows' values in the file's form (`ExportRow` has their order),
+    each as `csv.writer` writes it (`_field`)."""
 
     def __init__(self, zone: str) -> None:
-        self.zone = zone
-        self.stamps = _Memo(str if zone == "UTC" else self._local)  # UTC: as the row has it
-        self.texts: _Memo[str | None] = _Memo(_name)
+        self.zone = ZoneInfo(zone)
+        self.stamps = _Memo(_field if zone == "UTC" else self._local)  # UTC: as the row has it
+        self.names: _Memo[str | None] = _Memo(_name)
         self.amounts = _Memo(_amount)
+        self.words = _Memo(_field)  # the reason: a word
 
     def _local(self, at: str) -> str:
-        return local(datetime.fromisoformat(at), self.zone).strftime(TIME)
+        """A UTC time ("YYYY-MM-DD HH:MM:SS") in the chat's zone, to the second."""
+        moment = datetime.fromisoformat(at).replace(tzinfo=UTC).astimezone(self.zone)
+        return moment.isoformat(" ", "seconds")[: len("YYYY-MM-DD HH:MM:SS")]
 
-    def lines(self, rows: Iterable[ExportRow]) -> list[tuple[object, ...]]:
-        """The CSV lines of `rows`; a hand number of None writes an empty cell."""
-        stamps, texts, amounts = self.stamps, self.texts, self.amounts
+    def text(self, rows: Iterable[ExportRow]) -> str:
+        """The CSV lines of `rows` (CRLF ends, as `csv.writer`'s)."""
+        stamps, names, amounts, words = self.stamps, self.names, self.amounts, self.words
         yes, no = YES_NO
-        return [
-            (
-                stamps[at],
-                hand_no,
-                texts[unit if game == "free" else game],  # free:<its name>
-                texts[payer],
-                texts[payee],
-                amounts[amount],
-                reason,
-                texts[by],
-                yes if undone else no,
-            )
-            for at, hand_no, game, unit, payer, payee, amount, reason, by, undone in rows
-        ]
+        return "".join(
+            [
+                f"{stamps[at]},{'' if hand_no is None else hand_no},"
+                f"{names[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
+                f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no}\r\n"
+                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone in rows
+            ]
+        )
+
+
+def _field(text: str) -> str:
+    """`text` as a CSV field, as `csv.writer` writes it: quoted when it holds a comma, a quote or
+    a line break, else as it is."""
+    if _SPECIAL.search(text) is None:
+        return text
+    buf = io.StringIO()
+    csv.writer(buf).writerow((text, ""))  # a second field: a lone empty one is quoted
+    return buf.getvalue()[: -len(",\r\n")]
 
 
 def _name(text: str | None) -> str:
-    """A name's cell (None: the table)."""
-    return TABLE if text is None else _cell(text)
+    """A name's (or a game's) field (None: the table)."""
+    return _field(TABLE if text is None else _cell(text))
 
 
 def _amount(stored: str) -> str:
-    """A stored amount ("45/2", "-3") as its cell."""
-    return decimal_text(Fraction(stored))
+    """A stored amount ("45/2", "-3") as its field."""
+    return _field(decimal_text(Fraction(stored)))
 
 
 def decimal_text(value: Fraction | int) -> str:

@@ -3,7 +3,9 @@ that is over Telegram's upload limit; every way, the same rows."""
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 from fractions import Fraction
 from pathlib import Path
 
@@ -71,3 +73,10 @@ def test_over_the_upload_limit_it_is_split_into_parts_with_headers(
     assert all(t[0] == whole[0] and len(b"".join(t)) <= 5000 for t in texts)
     assert all(p.stat().st_size <= 5000 for p in parts)
     assert [line for t in texts for line in t[1:]] == whole[1:]
+
+
+def test_a_field_is_what_csv_writer_writes() -> None:
+    for text in ("", "plain", "a,b", 'say "hi"', "two\nlines", "cr\r", " lead", "老王", "'=1"):
+        buf = io.StringIO()
+        csv.writer(buf).writerow(("x", text, "y"))
+        assert buf.getvalue() == f"x,{export_csv._field(text)},y\r\n"
