@@ -49,6 +49,7 @@ CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others
 
 PLAIN_UP_TO = 10 * 2**20  # bytes of CSV sent uncompressed
 UPLOAD_LIMIT = 50 * 10**6 - 2**16  # Telegram's 50 MB, less room for the request around it
+GZIP_LEVEL = 6  # zlib's default: half the time of 9 (gzip.open's) for ~10% more bytes
 BATCH = 4096  # rows formatted and written at a time
 MEMO = 4096  # distinct values (times, names, amounts) whose cells are kept at a time
 _SPECIAL = re.compile('[,"\r\n]')  # what csv.writer quotes a field for
@@ -81,7 +82,7 @@ def export_files(data: ExportData, lang: str, directory: Path) -> list[Path]:
     if plain.stat().st_size <= PLAIN_UP_TO:
         return [plain]
     packed = plain.with_name(plain.name + ".gz")
-    with plain.open("rb") as src, gzip.open(packed, "wb") as dst:
+    with plain.open("rb") as src, gzip.open(packed, "wb", GZIP_LEVEL) as dst:
         shutil.copyfileobj(src, dst)
     if packed.stat().st_size <= UPLOAD_LIMIT:
         return [packed]
@@ -98,7 +99,7 @@ def _parts(plain: Path, header: bytes) -> list[Path]:
         line = src.readline()
         while line:
             parts.append(plain.with_name(f"{plain.stem}-part{len(parts) + 1}.csv.gz"))
-            with gzip.open(parts[-1], "wb") as out:
+            with gzip.open(parts[-1], "wb", GZIP_LEVEL) as out:
                 out.write(header)
                 size = len(header)
                 while line and (size == len(header) or size + len(line) <= UPLOAD_LIMIT):
