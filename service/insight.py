@@ -233,11 +233,11 @@ def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
     """The season's ledger: one row per payment of every hand and transfer, undone ones
     marked. Counted here; the rows stream when the file is written (`_Ledger`)."""
     season = season_for(db, chat_id, req.season)
-    count, hands, last_seq = book.export_size(db, season.id)
+    count, hands, seqs = book.export_size(db, season.id)
     return ExportData(
         season=season.number,
         archived=season.archived_at is not None,
-        rows=_Ledger(db.engine, season.id, last_seq) if count else (),
+        rows=_Ledger(db.engine, chat_id, season.id, seqs) if count else (),
         count=count,
         hands=hands,
         tz=chat_zone(db, chat_id),
@@ -246,17 +246,18 @@ def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
 
 @dataclass(frozen=True)
 class _Ledger:
-    """A season's export rows up to a hand, read anew (a snapshot) at each iteration. An undo
-    between the answer and the file shows in the file: the file is the newer. The rows are
-    the database driver's, passed on untouched (no Python per row here)."""
+    """A season's export rows up to its last record when counted, read anew (a snapshot) at
+    each iteration. An undo between the answer and the file shows in the file: the file is
+    the newer. The rows are the database driver's, passed on untouched (no Python per row)."""
 
     engine: Engine
+    chat_id: int
     season_id: int
-    last_seq: int
+    seqs: range  # the season's records when counted
 
     def __iter__(self) -> Iterator[ExportRow]:
         with read_transaction(self.engine) as db:
-            yield from book.stream_export(db, self.season_id, self.last_seq)
+            yield from book.stream_export(db, self.chat_id, self.season_id, self.seqs)
 
 
 def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:

@@ -340,27 +340,31 @@ def stream_live_payments(
         )
 
 
-def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
-    """(payments, hands and transfers, the newest one's seq) of the season, undone ones too."""
+def export_size(db: Sql, season_id: int) -> tuple[int, int, range]:
+    """(payments, hands and transfers, the range of their seq) of the season, undone ones too."""
     found = db.row(
-        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        "SELECT count(t.id), count(DISTINCT e.id), min(e.seq), max(e.seq) FROM event e"
         " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind IN (?, ?)",
         (season_id, *(k.value for k in NUMBERED)),
     )
-    rows, hands, last = found if found is not None else (0, 0, 0)
-    return int(rows or 0), int(hands or 0), int(last or 0)
+    rows, hands, first, last = found if found is not None else (0, 0, 0, 0)
+    return int(rows or 0), int(hands or 0), range(int(first or 0), int(last or 0) + 1)
 
 
 ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int]
 EXPORT_BATCH = 5000  # rows fetched at a time (a round trip each on PostgreSQL)
 
 
-def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
+def stream_export(db: Sql, chat_id: int, season_id: int, seqs: range) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
-    undone 1 or 0) of every payment of the season's hands and transfers up to `last_seq`,
+    undone 1 or 0) of every payment of the chat's season's hands and transfers in `seqs`,
     undone ones too, in recorded order. The rows are the driver's, as it returns them: the
-    database does the per-row work (the names, the time's text), Python none."""
+    database does the per-row work (the names, the time's text), Python none.
+
+    The events are read in the chat's seq order (its unique index), so nothing is sorted:
+    `+e.season_id` keeps the planner off the (season, kind, seq) index, whose order is by
+    kind first (a sort of the whole season before the first row, in memory up to the cache)."""
     at = (
         "to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
         if db.pg
@@ -372,7 +376,8 @@ def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine
         " JOIN transfer t ON t.event_id = e.id"
         " LEFT JOIN player payer ON payer.id = t.payer_id"
         " LEFT JOIN player payee ON payee.id = t.payee_id"
-        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.seq <= ? ORDER BY e.seq, t.id",
-        (season_id, *(k.value for k in NUMBERED), last_seq),
+        " WHERE e.chat_id = ? AND e.seq BETWEEN ? AND ? AND +e.season_id = ? AND e.kind IN (?, ?)"
+        " ORDER BY e.seq, t.id",
+        (chat_id, seqs.start, seqs.stop - 1, season_id, *(k.value for k in NUMBERED)),
         EXPORT_BATCH,
     )
