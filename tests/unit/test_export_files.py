@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import tracemalloc
 from fractions import Fraction
 from pathlib import Path
 
@@ -80,3 +81,40 @@ def test_a_field_is_what_csv_writer_writes() -> None:
         buf = io.StringIO()
         csv.writer(buf).writerow(("x", text, "y"))
         assert buf.getvalue() == f"x,{export_csv._field(text)},y\r\n"
+
+
+def streamed(rows: int) -> ExportData:
+    """A ledger of `rows` rows, made as they are read, every time, name and amount new."""
+    lines = (
+        (
+            f"2026-{1 + n // 1_000_000 % 12:02}-01 {n // 3600 % 24:02}:{n // 60 % 60:02}:"
+            f"{n % 60:02}",
+            n,
+            "free",
+            f"free:game{n % 3}",
+            f"payer{n}",
+            None,
+            f"{n}/3",
+            "score",
+            f"by{n}",
+            n % 2,
+        )
+        for n in range(rows)
+    )
+    return ExportData(
+        season=1, archived=False, rows=lines, count=rows, hands=rows, tz="Asia/Shanghai"
+    )
+
+
+def test_memory_does_not_grow_with_the_ledger(tmp_path: Path) -> None:
+    def peak(rows: int) -> int:
+        tracemalloc.start()
+        try:
+            (only,) = export_csv.export_files(streamed(rows), "en", tmp_path)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            only.unlink()
+
+    small, big = peak(10_000), peak(40_000)  # each past MEMO distinct values: memos full
+    assert big < small + 2**20, (small, big)
