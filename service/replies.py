@@ -335,19 +335,13 @@ class ChartData:
         return sum(s.hands for s in self.series)
 
 
-@dataclass(frozen=True)
-class ExportRow:
-    at: datetime  # UTC
-    hand_no: int | None
-    game: str  # "mahjong" | "510k" | "510k3" | "free"
-    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
-    payer: str | None  # None: the table (510K, free rounds)
-    payee: str | None
-    amount: Fraction | int  # exact; whole amounts stay ints (cheaper)
-    reason: str  # "win" | "sealed" | "kong" | "score" | "pay"
-    recorded_by: str
-    undone: bool
-    event_id: int = 0  # tells hands apart: their numbers count per table
+# One payment of the ledger, as the database returns it: (UTC time to the second,
+# "YYYY-MM-DD HH:MM:SS"; hand number, None for none; game: "mahjong" | "510k" | "510k3" |
+# "free"; unit: "mahjong" | "510k" | "free" | "free:<name>"; payer's name, None for the table
+# (510K, free rounds); payee's name; amount, exact, as stored: "-3", "45/2"; reason: "win" |
+# "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0). A plain tuple: a
+# season has millions.
+ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int]
 
 
 @dataclass(frozen=True)

@@ -320,43 +320,44 @@ def stream_live_payments(
         yield event_id, game, unit, payer, payee, None if amount is None else _exact(amount)
 
 
-def export_size(db: Sql, season_id: int) -> tuple[int, int, int]:
-    """(payments, hands and transfers, the newest one's seq) of the season, undone ones too."""
+def export_size(db: Sql, season_id: int) -> tuple[int, int, range]:
+    """(payments, hands and transfers, the range of their seq) of the season, undone ones too."""
     found = db.row(
-        "SELECT count(t.id), count(DISTINCT e.id), max(e.seq) FROM event e"
+        "SELECT count(t.id), count(DISTINCT e.id), min(e.seq), max(e.seq) FROM event e"
         " JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ? AND e.kind IN (?, ?)",
         (season_id, *(k.value for k in NUMBERED)),
     )
-    rows, hands, last = found if found is not None else (0, 0, 0)
-    return int(rows or 0), int(hands or 0), int(last or 0)
+    rows, hands, first, last = found if found is not None else (0, 0, 0, 0)
+    return int(rows or 0), int(hands or 0), range(int(first or 0), int(last or 0) + 1)
 
 
-ExportLine = tuple[
-    Any, int | None, str, str, str, bool, int | None, int | None, Fraction | int, str, int
-]
+ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int]
+EXPORT_BATCH = 5000  # rows fetched at a time (a round trip each on PostgreSQL)
 
 
-def stream_export(db: Sql, season_id: int, last_seq: int) -> Iterator[ExportLine]:
-    """(created at, hand number, game, unit, recorded by, undone, payer, payee, amount, reason,
-    event id) of every payment of the season's hands and transfers up to `last_seq`, undone
-    ones too, streamed."""
-    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, eid in db.stream(
-        "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
-        " t.payer_id, t.payee_id, t.amount, t.reason, e.id FROM event e"
+def stream_export(db: Sql, chat_id: int, season_id: int, seqs: range) -> Iterator[ExportLine]:
+    """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
+    (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
+    undone 1 or 0) of every payment of the chat's season's hands and transfers in `seqs`,
+    undone ones too, in recorded order. The rows are the driver's, as it returns them: the
+    database does the per-row work (the names, the time's text), Python none.
+
+    The events are read in the chat's seq order (its unique index), so nothing is sorted:
+    `+e.season_id` keeps the planner off the (season, kind, seq) index, whose order is by
+    kind first (a sort of the whole season before the first row, in memory up to the cache)."""
+    at = (
+        "to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
+        if db.pg
+        else "substr(e.created_at, 1, 19)"  # stored as UTC text, "YYYY-MM-DD HH:MM:SS.ffffff"
+    )
+    return db.stream(
+        f"SELECT {at}, e.hand_no, e.game, t.unit, payer.name, payee.name, t.amount, t.reason,"
+        " e.recorded_by_name, CASE WHEN e.undone_by IS NULL THEN 0 ELSE 1 END FROM event e"
         " JOIN transfer t ON t.event_id = e.id"
-        " WHERE e.season_id = ? AND e.kind IN (?, ?) AND e.seq <= ? ORDER BY e.seq, t.id",
-        (season_id, *(k.value for k in NUMBERED), last_seq),
-    ):
-        yield (
-            at,
-            hand_no,
-            game,
-            unit,
-            by,
-            undone_by is not None,
-            payer,
-            payee,
-            _exact(amount),
-            reason,
-            eid,
-        )
+        " LEFT JOIN player payer ON payer.id = t.payer_id"
+        " LEFT JOIN player payee ON payee.id = t.payee_id"
+        " WHERE e.chat_id = ? AND e.seq BETWEEN ? AND ? AND +e.season_id = ? AND e.kind IN (?, ?)"
+        " ORDER BY e.seq, t.id",
+        (chat_id, seqs.start, seqs.stop - 1, season_id, *(k.value for k in NUMBERED)),
+        EXPORT_BATCH,
+    )

@@ -8,7 +8,6 @@ import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -18,6 +17,7 @@ from sqlalchemy.engine import Engine
 
 from bot import export_csv, render_insight
 from bot.render import Renderer
+from bot.timezones import local
 from service import insight
 from service.errors import ServiceError
 from service.replies import (
@@ -30,7 +30,10 @@ from service.replies import (
     StatsView,
 )
 from service.requests import Chart, Export, Stats
+from service.views import chat_zone, season_for
 from storage.db import read_transaction
+from storage.gateway.players import players_of_chat
+from storage.sql import Sql
 from tests.conftest import migrated
 from tests.integration.helpers import Chat
 
@@ -161,19 +164,21 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     data = ask(engine, chat_id, insight.export_rows, Export())
     assert data.filename == "jifen-season-1.csv"
     live: dict[tuple[str, str], Fraction] = {}
-    for row in data.rows:
-        if row.undone:
+    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone in data.rows:
+        if undone:
             continue
-        for name, sign in ((row.payer, -1), (row.payee, 1)):
+        for name, sign in ((payer, -1), (payee, 1)):
             if name is not None:
-                live[(row.unit, name)] = live.get((row.unit, name), Fraction(0)) + sign * row.amount
+                live[(unit, name)] = live.get((unit, name), Fraction(0)) + sign * Fraction(amount)
     for unit in ("mahjong", "510k"):
         got = {name: amount for (u, name), amount in live.items() if u == unit}
         assert got == chat.balances(unit)
     assert live == insight.live_totals(data.rows)
-    undone = [row for row in data.rows if row.undone]
-    assert {row.hand_no for row in undone} == {5}
-    assert all(row.payee == "Chen" and row.amount == 3 for row in undone)
+    undone = [row for row in data.rows if row[9]]
+    assert {hand_no for _at, hand_no, *_ in undone} == {5}
+    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone in undone} == {
+        ("Chen", "3")
+    }
 
 
 def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
@@ -197,6 +202,64 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
     assert totals == chat.balances()
     table_side = [r for r in rows if r["game"].startswith("510k")]
     assert all(export_csv.TABLE in (r["payer"], r["payee"]) for r in table_side)
+
+
+# /export's file as written before the rows streamed straight from the driver: the rows of the
+# season's hands and transfers, names from the chat's players, each row's cells made one by one.
+OLD_EXPORT = (
+    "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
+    " t.payer_id, t.payee_id, t.amount, t.reason FROM event e"
+    " JOIN transfer t ON t.event_id = e.id"
+    " WHERE e.season_id = ? AND e.kind IN ('hand', 'pay') ORDER BY e.seq, t.id"
+)
+
+
+def old_export_csv(engine: Engine, chat_id: int, lang: str) -> bytes:
+    with read_transaction(engine) as db:
+        season = season_for(db, chat_id, None)
+        names = {p.id: p.name for p in players_of_chat(db, chat_id)}
+        zone = chat_zone(db, chat_id)
+        rows = db.rows(OLD_EXPORT, (season.id,))
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    guard = export_csv._cell
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason in rows:
+        writer.writerow(
+            (
+                local(Sql.when_out(at), zone).strftime("%Y-%m-%d %H:%M:%S"),
+                "" if hand_no is None else hand_no,
+                guard(unit if game == "free" else game),
+                guard(export_csv.TABLE if payer is None else names.get(payer, "?")),
+                guard(export_csv.TABLE if payee is None else names.get(payee, "?")),
+                export_csv.decimal_text(Fraction(amount)),
+                reason,
+                guard(by),
+                "no" if undone_by is None else "yes",
+            )
+        )
+    return export_csv._header(lang, zone).encode("utf-8-sig") + buf.getvalue().encode()
+
+
+def test_the_streamed_file_is_the_file_as_it_was(engine: Engine, chat_id: int) -> None:
+    """Every kind of record (mahjong hands and a kong, 510K with four and three, a free round,
+    transfers, an undone hand and an undone round), names a spreadsheet could misread (quotes, a
+    comma, a formula), Chinese text and a time zone: the file is byte for byte the old one."""
+    chat = evening(engine, chat_id)
+    chat.say("老王", "/set tz Asia/Shanghai")
+    chat.seat("free 斗地主", "老王", 'Bo"B"', "Ann")
+    chat.say("=SUM(A1)", '/s 老王+30 Bo"B"-10.25 Ann')
+    chat.say("@admin", "/pay Ann 老王 2.5")
+    chat.say('Zoë, "the boss"', '/s 老王+1 Bo"B"-1 Ann')
+    chat.say("Li", "/undo")
+    data = ask(engine, chat_id, insight.export_rows, Export())
+    assert data.tz == "Asia/Shanghai" and data.count == len(list(data.rows)) > 30
+    rows = list(csv.reader(io.StringIO(export_csv.export_csv(data, "en").decode("utf-8-sig"))))
+    assert {r[2] for r in rows[1:]} == {"mahjong", "510k", "510k3", "free:斗地主"}
+    assert {r[8] for r in rows[1:]} == {"yes", "no"}
+    assert 'Bo"B"' in {r[3] for r in rows} and 'Zoë, "the boss"' in {r[7] for r in rows}
+    assert {"'=SUM(A1)", "'@admin"} <= {r[7] for r in rows}
+    for lang in ("en", "zh"):
+        assert export_csv.export_csv(data, lang) == old_export_csv(engine, chat_id, lang)
 
 
 def test_archived_season_keeps_its_insight(engine: Engine, chat_id: int) -> None:
@@ -330,17 +393,17 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         "0.125",
     ]
     assert export_csv.decimal_text(Fraction(10, 3)) == "3.333333"  # no finite decimal: 6 places
-    row = ExportRow(
-        at=datetime(2025, 1, 2, 3, 4, 5),
-        hand_no=7,
-        game="510k",
-        unit="510k",
-        payer=None,
-        payee="=HYPERLINK(1)",
-        amount=Fraction(15, 2),
-        reason="score",
-        recorded_by="@bob",
-        undone=False,
+    row: ExportRow = (
+        "2025-01-02 03:04:05",
+        7,
+        "510k",
+        "510k",
+        None,
+        "=HYPERLINK(1)",
+        "15/2",
+        "score",
+        "@bob",
+        0,
     )
     data = ExportData(season=2, archived=True, rows=(row,), count=1, hands=1)
     text = export_csv.export_csv(data, "en").decode("utf-8-sig")
