@@ -40,8 +40,13 @@ TARGETS: dict[str, tuple[str, float]] = {
     "scoring_per_s": (">=", 100_000),
     "rss_mb": ("<=", 80),
     "start_s": ("<=", 2),
-    # issue 17: every command flat in the size of history
-    **{f"{key}_ratio_100k": ("<=", 1.5) for key in KEYS if key not in ("standings", "stats")},
+    # issue 17: every command flat in the size of history; /stats within 2; /chart and /export
+    # by their own figures (a file of every row grows with the season: its pace is the target)
+    **{
+        f"{key}_ratio_100k": ("<=", 1.5)
+        for key in KEYS
+        if key not in ("standings", "stats", "chart", "export")
+    },
     "stats_ratio_100k": ("<=", 2),
     "chart_ms_100k": ("<=", 500),
     "export_rows_per_s": (">=", 100_000),
