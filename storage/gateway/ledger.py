@@ -229,8 +229,8 @@ def add_transfers(
     """Write a hand's transfers and move the season balances by them; every seated player
     gets a balance row (zero at first) so standings list them."""
     details: dict[int, str] = {}  # a win's payers share one detail: encoded once
-    db.many(
-        f"INSERT INTO transfer ({TRANSFER}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    db.insert_rows(
+        f"transfer ({TRANSFER})",
         [
             (
                 event_id,
@@ -275,7 +275,8 @@ def _exact(text: str) -> Fraction | int:
 def _move_balances(
     db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
 ) -> None:
-    """Add `deltas` (by player id) to the season's cached balances: one read, one upsert."""
+    """Add `deltas` (by player id) to the season's cached balances: one read, one upsert (of
+    every row at once: the players are distinct)."""
     if not deltas:
         return
     rows = db.rows(
@@ -284,14 +285,14 @@ def _move_balances(
         (season_id, unit, *deltas),
     )
     have = {pid: _exact(amount) for pid, amount in rows}
-    db.many(
-        "INSERT INTO balance (season_id, player_id, unit, amount) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
+    db.insert_rows(
+        "balance (season_id, player_id, unit, amount)",
         [
             (season_id, pid, unit, str(have.get(pid, 0) + delta))
             for pid, delta in deltas.items()
             if delta or pid not in have
         ],
+        " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
     )
 
 
