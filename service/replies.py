@@ -38,15 +38,16 @@ class HandView:
     data: Mapping[str, Any]
 
     @property
-    def net(self) -> tuple[tuple[str, Fraction], ...]:
+    def net(self) -> tuple[tuple[str, Fraction | int], ...]:
         """Each player's net for this record: the seated players in seat order (0 included),
-        then anyone else its payments name; a kong (settled with its hand) has none."""
-        totals = dict.fromkeys(self.data.get("names", ()), Fraction(0))
+        then anyone else its payments name; a kong (settled with its hand) has none. Whole
+        points (mahjong's) stay ints: exact, and cheaper than `Fraction`s."""
+        totals: dict[str, Fraction | int] = dict.fromkeys(self.data.get("names", ()), 0)
         for p in self.payments:
             if p.payer is not None:
-                totals[p.payer] = totals.get(p.payer, Fraction(0)) - p.amount
+                totals[p.payer] = totals.get(p.payer, 0) - p.amount
             if p.payee is not None:
-                totals[p.payee] = totals.get(p.payee, Fraction(0)) + p.amount
+                totals[p.payee] = totals.get(p.payee, 0) + p.amount
         return tuple(totals.items())
 
 
