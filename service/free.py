@@ -17,6 +17,7 @@ from scoring.games import EventKind, Game, free_unit
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
+from service.records import points
 from service.replies import Recorded
 from service.requests import Pay, Score
 from service.tables import require_table
@@ -91,7 +92,7 @@ def _record(
     if kind is EventKind.PAY:
         (payer,) = [pid for pid, a in net.items() if a < 0]
         (payee,) = [pid for pid, a in net.items() if a > 0]
-        transfers = [TransferRow(tx.season.id, unit, payer, payee, net[payee], reason)]
+        transfers = [TransferRow(tx.season.id, unit, payer, payee, points(net[payee]), reason)]
     else:
         transfers = [
             TransferRow(
@@ -99,7 +100,7 @@ def _record(
                 unit,
                 None if amount > 0 else pid,
                 pid if amount > 0 else None,
-                abs(amount),
+                points(abs(amount)),
                 reason,
             )
             for pid, amount in net.items()

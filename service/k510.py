@@ -13,7 +13,7 @@ from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
-from service.records import as_record
+from service.records import as_record, points
 from service.replies import Progress, Recorded
 from service.requests import Report
 from service.tables import require_table
@@ -169,7 +169,7 @@ def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]
                 unit=UNIT,
                 payer_id=None if score > 0 else pid,
                 payee_id=pid if score > 0 else None,
-                amount=abs(score),
+                amount=points(abs(score)),
                 reason="score",
                 detail={"card_points": result.card_points[seat], "doubled": result.doubled},
             )
