@@ -8,7 +8,7 @@ so they commit (or roll back) with everything else it did.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -17,6 +17,7 @@ import orjson
 from sqlalchemy.engine import Connection
 
 Row = tuple[Any, ...]
+Statement = tuple[str, Sequence[Any]]  # SQL and its parameters
 
 
 class Sql:
@@ -70,13 +71,18 @@ class Sql:
         if params:
             self._cursor.executemany(self._sql(sql), params)
 
-    def insert_rows(self, into: str, rows: Sequence[Sequence[Any]], then: str = "") -> None:
-        """`INSERT INTO <into> VALUES (…), (…) <then>`: a hand's few rows in one statement (one
-        round trip; `many` costs one per row on PostgreSQL outside a pipeline, and a step per
-        row), nothing when there are none."""
-        if rows:
-            values = _values(len(rows), len(rows[0]))
-            self.run(f"INSERT INTO {into} VALUES {values}{then}", [v for row in rows for v in row])
+    def run_all(self, statements: Iterable[Statement | None]) -> None:
+        """Writes whose results are not read, each on a table of its own (none may depend on
+        another's change): on PostgreSQL one statement (the others in its WITH: one statement
+        for the server to run and the client to send), on SQLite one after another."""
+        todo = [s for s in statements if s is not None]
+        if self.pg and len(todo) > 1:
+            *first, (last, _) = todo
+            parts = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(first))
+            self.run(f"WITH {parts} {last}", [p for _, params in todo for p in params])
+            return
+        for sql, params in todo:
+            self.run(sql, params)
 
     def insert(self, sql: str, params: Sequence[Any]) -> int:
         """Run an INSERT and return the new row's id."""
@@ -112,6 +118,15 @@ class Sql:
 @cache
 def _to_format_style(sql: str) -> str:
     return sql.replace("?", "%s")
+
+
+def insert_rows(into: str, rows: Sequence[Sequence[Any]], then: str = "") -> Statement | None:
+    """`INSERT INTO <into> VALUES (…), (…) <then>`: a hand's few rows in one statement (one
+    to send and run, not one per row), for `Sql.run_all`; None when there are none."""
+    if not rows:
+        return None
+    values = _values(len(rows), len(rows[0]))
+    return f"INSERT INTO {into} VALUES {values}{then}", [v for row in rows for v in row]
 
 
 @cache

@@ -10,7 +10,7 @@ from typing import Any
 from scoring.games import EventKind
 from storage.gateway import chats
 from storage.rows import BalanceRow, ChatRow, EventRow, TransferRow
-from storage.sql import Row, Sql, placeholders
+from storage.sql import Row, Sql, Statement, insert_rows, placeholders
 
 EVENT = (
     "id, chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
@@ -227,25 +227,31 @@ def add_transfers(
     seated: Iterable[int],
 ) -> None:
     """Write a hand's transfers and move the season balances by them; every seated player
-    gets a balance row (zero at first) so standings list them."""
+    gets a balance row (zero at first) so standings list them. The balances are read, then
+    both written (one statement on PostgreSQL)."""
     details: dict[int, str] = {}  # a win's payers share one detail: encoded once
-    db.insert_rows(
-        f"transfer ({TRANSFER})",
-        [
-            (
-                event_id,
-                t.season_id,
-                t.unit,
-                t.payer_id,
-                t.payee_id,
-                str(t.amount),
-                t.reason,
-                details.get(id(t.detail)) or details.setdefault(id(t.detail), db.json_in(t.detail)),
-            )
-            for t in transfers
-        ],
+    db.run_all(
+        (
+            insert_rows(
+                f"transfer ({TRANSFER})",
+                [
+                    (
+                        event_id,
+                        t.season_id,
+                        t.unit,
+                        t.payer_id,
+                        t.payee_id,
+                        str(t.amount),
+                        t.reason,
+                        details.get(id(t.detail))
+                        or details.setdefault(id(t.detail), db.json_in(t.detail)),
+                    )
+                    for t in transfers
+                ],
+            ),
+            _moved_balances(db, season_id, unit, _deltas(transfers, 1, dict.fromkeys(seated, 0))),
+        )
     )
-    _move_balances(db, season_id, unit, _deltas(transfers, 1, dict.fromkeys(seated, 0)))
 
 
 def revert_transfers(
@@ -275,17 +281,25 @@ def _exact(text: str) -> Fraction | int:
 def _move_balances(
     db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
 ) -> None:
-    """Add `deltas` (by player id) to the season's cached balances: one read, one upsert (of
-    every row at once: the players are distinct)."""
+    """Add `deltas` (by player id) to the season's cached balances."""
+    db.run_all((_moved_balances(db, season_id, unit, deltas),))
+
+
+def _moved_balances(
+    db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
+) -> Statement | None:
+    """The upsert that adds `deltas` (by player id) to the season's cached balances, with what
+    it adds to read first: one read, one upsert (of every row at once: the players are
+    distinct)."""
     if not deltas:
-        return
+        return None
     rows = db.rows(
         "SELECT player_id, amount FROM balance WHERE season_id = ? AND unit = ?"
         f" AND player_id IN ({placeholders(len(deltas))})",
         (season_id, unit, *deltas),
     )
     have = {pid: _exact(amount) for pid, amount in rows}
-    db.insert_rows(
+    return insert_rows(
         "balance (season_id, player_id, unit, amount)",
         [
             (season_id, pid, unit, str(have.get(pid, 0) + delta))
