@@ -29,7 +29,7 @@ USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
 
 def report(tx: Tx, req: Report) -> Recorded:
     table = require_table(tx, Game.K510, Game.K510_3)
-    people = who.seated(tx, table)
+    people, balances = who.seated_with_balances(tx, table, UNIT)
     rep = _report(tx, table, people, req)
     data: dict[str, Any] = {
         "names": [p.name for p in people],
@@ -54,7 +54,13 @@ def report(tx: Tx, req: Report) -> Recorded:
     event = record(tx, table, EventKind.HAND, data)
     transfers = [] if result is None else _transfers(tx, table, result)
     book.add_transfers(
-        tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
+        tx.db,
+        event.id,
+        transfers,
+        season_id=tx.season.id,
+        unit=UNIT,
+        seated=table.seats,
+        balances=balances,
     )
     stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)

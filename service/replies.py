@@ -67,7 +67,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
-    totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
+    totals: tuple[tuple[str, Fraction | int], ...] = ()  # free scoring: the balances after it
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from scoring.games import EventKind
 from storage.gateway import chats
-from storage.rows import BalanceRow, ChatRow, EventRow, TransferRow
+from storage.gateway.players import PLAYER
+from storage.rows import BalanceRow, ChatRow, EventRow, PlayerRow, TransferRow
 from storage.sql import Row, Sql, Statement, insert_rows, placeholders
 
 EVENT = (
@@ -21,6 +22,7 @@ KONGS_AND_HANDS = EVENT.replace(
     " data,", f" CASE WHEN kind = '{EventKind.KONG.value}' THEN data END,"
 )
 TRANSFER = "event_id, season_id, unit, payer_id, payee_id, amount, reason, detail"
+SEATED = ", ".join(f"p.{column}" for column in PLAYER.split(", "))  # a player's, joined
 RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
@@ -225,11 +227,15 @@ def add_transfers(
     season_id: int,
     unit: str,
     seated: Iterable[int],
-) -> None:
+    balances: Mapping[int, Fraction | int | None] | None = None,
+) -> dict[int, Fraction | int]:
     """Write a hand's transfers and move the season balances by them; every seated player
-    gets a balance row (zero at first) so standings list them. The balances are read, then
-    both written (one statement on PostgreSQL)."""
+    gets a balance row (zero at first) so standings list them. `balances` are those read
+    before (`seated_with_balances`; None: no row yet); any other is read here. Both are
+    written in one statement on PostgreSQL. Returns the balances after it, by player id."""
     details: dict[int, str] = {}  # a win's payers share one detail: encoded once
+    deltas = _deltas(transfers, 1, dict.fromkeys(seated, 0))
+    upsert, after = _moved_balances(db, season_id, unit, deltas, balances or {})
     db.run_all(
         (
             insert_rows(
@@ -249,9 +255,10 @@ def add_transfers(
                     for t in transfers
                 ],
             ),
-            _moved_balances(db, season_id, unit, _deltas(transfers, 1, dict.fromkeys(seated, 0))),
+            upsert,
         )
     )
+    return after
 
 
 def revert_transfers(
@@ -282,31 +289,55 @@ def _move_balances(
     db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
 ) -> None:
     """Add `deltas` (by player id) to the season's cached balances."""
-    db.run_all((_moved_balances(db, season_id, unit, deltas),))
+    db.run_all((_moved_balances(db, season_id, unit, deltas, {})[0],))
 
 
 def _moved_balances(
-    db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
-) -> Statement | None:
-    """The upsert that adds `deltas` (by player id) to the season's cached balances, with what
-    it adds to read first: one read, one upsert (of every row at once: the players are
-    distinct)."""
-    if not deltas:
-        return None
-    rows = db.rows(
-        "SELECT player_id, amount FROM balance WHERE season_id = ? AND unit = ?"
-        f" AND player_id IN ({placeholders(len(deltas))})",
-        (season_id, unit, *deltas),
-    )
-    have = {pid: _exact(amount) for pid, amount in rows}
-    return insert_rows(
+    db: Sql,
+    season_id: int,
+    unit: str,
+    deltas: Mapping[int, Fraction | int],
+    known: Mapping[int, Fraction | int | None],
+) -> tuple[Statement | None, dict[int, Fraction | int]]:
+    """The upsert that adds `deltas` (by player id) to the season's cached balances (of every
+    row at once: the players are distinct), and the balances after it. What it adds to is
+    `known` (None: no row), or read first."""
+    have = {pid: amount for pid, amount in known.items() if amount is not None}
+    unknown = [pid for pid in deltas if pid not in known]
+    if unknown:
+        rows = db.rows(
+            "SELECT player_id, amount FROM balance WHERE season_id = ? AND unit = ?"
+            f" AND player_id IN ({placeholders(len(unknown))})",
+            (season_id, unit, *unknown),
+        )
+        have.update((pid, _exact(amount)) for pid, amount in rows)
+    after = {pid: have.get(pid, 0) + delta for pid, delta in deltas.items()}
+    upsert = insert_rows(
         "balance (season_id, player_id, unit, amount)",
         [
-            (season_id, pid, unit, str(have.get(pid, 0) + delta))
+            (season_id, pid, unit, str(after[pid]))
             for pid, delta in deltas.items()
             if delta or pid not in have
         ],
         " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
+    )
+    return upsert, after
+
+
+def seated_with_balances(
+    db: Sql, seats: Sequence[int], season_id: int, unit: str
+) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
+    """A table's players in seat order, and their balances in `unit` this season (None: no
+    row yet), in one statement: what a hand reads before it writes."""
+    rows = db.rows(
+        f"SELECT {SEATED}, b.amount FROM player p LEFT JOIN balance b ON b.player_id = p.id"
+        f" AND b.season_id = ? AND b.unit = ? WHERE p.id IN ({placeholders(len(seats))})",
+        (season_id, unit, *seats),
+    )
+    found = {row[0]: row for row in rows}
+    return (
+        [PlayerRow(*found[pid][:-1]) for pid in seats],
+        {pid: None if found[pid][-1] is None else _exact(found[pid][-1]) for pid in seats},
     )
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from storage.db import read_transaction, write_transaction
 from storage.gateway import chats, stats
 from storage.gateway import ledger as book
+from storage.gateway import players as gateway_players
 from storage.group_commit import Transactions
 from storage.rows import TransferRow
 from storage.sql import Sql
@@ -126,3 +127,38 @@ def test_a_write_is_all_or_nothing(engine: Engine, chat_id: int) -> None:
     assert _claims(engine, chat_id) == before
     transactions.run(lambda conn: chats.claim_update(Sql(conn), update, chat_id, None))
     assert _claims(engine, chat_id) == before + 1
+
+
+def test_players_are_read_with_their_balances(engine: Engine, chat_id: int) -> None:
+    """What a hand reads before it writes, in one statement: the seated players in seat order
+    and their balances (None: no row yet); its transfers add to those, and the balances after
+    are what is kept."""
+    chat = Chat(engine, chat_id)
+    chat.seat("free", *P4)
+    chat.say("Wang", "/s Wang+2.5 Li-2.5")  # Zhang and Chen sit at it too: rows of 0
+    chat.seat("free poker", "Wang", "Li", "Zhang")
+    season_id, _ = _season_and_players(engine, chat_id)
+    with write_transaction(engine) as db:
+        kept = {(b.player_id, b.unit): b.amount for b in book.balances(db, season_id)}
+        players = {p.name: p for p in gateway_players.players_of_chat(db, chat_id)}
+        seats = [players[name].id for name in ("Chen", "Li", "Wang")]
+        people, balances = book.seated_with_balances(db, seats, season_id, "free")
+        assert [p.name for p in people] == ["Chen", "Li", "Wang"]
+        assert balances == {pid: kept[(pid, "free")] for pid in seats}
+        _, fresh = book.seated_with_balances(db, seats, season_id, "free:poker")
+        assert fresh == dict.fromkeys(seats, None)
+        a, b, c = seats
+        event = db.row("SELECT max(id) FROM event WHERE season_id = ?", (season_id,))
+        assert event is not None
+        after = book.add_transfers(
+            db,
+            event[0],
+            [TransferRow(season_id, "free:poker", a, b, Fraction(1, 3), "pay", {})],
+            season_id=season_id,
+            unit="free:poker",
+            seated=seats,
+            balances=fresh,
+        )
+        assert after == {a: Fraction(-1, 3), b: Fraction(1, 3), c: 0}
+        now = {(x.player_id, x.unit): x.amount for x in book.balances(db, season_id)}
+    assert {pid: now[(pid, "free:poker")] for pid in seats} == after
