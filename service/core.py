@@ -186,8 +186,8 @@ class Service:
         db = Sql(conn)
         chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
-        season, earlier = chats.season_and_claim(db, chat.id, ctx.update_id)
-        tx = Tx(db, chat, season, ctx)
+        season, earlier, table = chats.prologue(db, chat.id, ctx.thread_id, ctx.update_id)
+        tx = Tx(db, chat, season, ctx, table_read=table, table_was_read=True)
         if earlier is not None:
             return Answer(self._repeat(tx, earlier[0]), chat.lang)
         reply = use_case(tx, request)

@@ -6,16 +6,18 @@ from datetime import timedelta
 from fractions import Fraction
 
 from scoring.games import EventKind
-from storage.rows import ChatRow, SeasonRow
+from storage.gateway.tables import OPEN_T, TABLE_T, joined_table
+from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Row, Sql
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz"
 SEASON = "id, number, opened_at, archived_at"
 IN_PLAY = "chat_id = ? AND archived_at IS NULL ORDER BY number DESC LIMIT 1"  # one season
-PROLOGUE = (
-    "SELECT s.id, s.number, s.opened_at, s.archived_at, u.update_id, u.event_id FROM (SELECT 1)"
-    f" AS one LEFT JOIN season s ON s.id = (SELECT id FROM season WHERE {IN_PLAY})"
+PROLOGUE = (  # a write's first read, under the chat's lock
+    f"SELECT s.id, s.number, s.opened_at, s.archived_at, u.update_id, u.event_id, {TABLE_T}"
+    f" FROM (SELECT 1) AS one LEFT JOIN season s ON s.id = (SELECT id FROM season WHERE {IN_PLAY})"
     " LEFT JOIN processed_update u ON u.update_id = ?"
+    f" LEFT JOIN game_table t ON {OPEN_T}"
 )
 
 
@@ -117,17 +119,17 @@ def current_season(db: Sql, chat_id: int) -> SeasonRow | None:
     return None if row is None else _season(db, row)
 
 
-def season_and_claim(
-    db: Sql, chat_id: int, update_id: int | None
-) -> tuple[SeasonRow, tuple[int | None] | None]:
-    """A write's prologue in one statement: the chat's season in play (the first one, opened if
-    there is none), and how the update was processed before: `(event id,)` (None: it recorded
-    no event), or None if it is new. Asked under the chat's lock, so a concurrent delivery of
-    the update has committed."""
-    row = db.row(PROLOGUE, (chat_id, update_id))
+def prologue(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[SeasonRow, tuple[int | None] | None, TableRow | None]:
+    """What every write reads first, in one statement: the chat's season in play (the first
+    one, opened if there is none); how the update was processed before: `(event id,)` (None:
+    it recorded no event), or None if it is new; and the open table of the chat or topic.
+    Asked under the chat's lock, so a concurrent delivery of the update has committed."""
+    row = db.row(PROLOGUE, (chat_id, update_id, chat_id, thread_id))
     assert row is not None
     season = open_season(db, chat_id, 1) if row[0] is None else _season(db, row[:4])
-    return season, None if row[4] is None else (row[5],)
+    return season, None if row[4] is None else (row[5],), joined_table(db, row[6:])
 
 
 def season_by_number(db: Sql, chat_id: int, number: int) -> SeasonRow | None:

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Connection, Engine
 
 from storage.db import read_transaction, write_transaction
-from storage.gateway import chats, stats
+from storage.gateway import chats, stats, tables
 from storage.gateway import ledger as book
 from storage.gateway import players as gateway_players
 from storage.group_commit import Transactions
@@ -81,18 +81,26 @@ def test_a_hand_s_rows_add_up_as_one_statement_each(engine: Engine, chat_id: int
     assert after.hands["mahjong"] == (before.hands["mahjong"][0] + 1, 0)
 
 
-def test_the_prologue_finds_the_season_and_the_claim(engine: Engine, chat_id: int) -> None:
+def test_the_prologue_finds_the_season_the_claim_and_the_table(
+    engine: Engine, chat_id: int
+) -> None:
+    update = 7_000_000_000 + chat_id
     with write_transaction(engine) as db:
         chats.lock_chat(db, chat_id)
-        first, claim = chats.season_and_claim(db, chat_id, None)  # none yet: opened
-        assert first.number == 1 and claim is None
-        again, claim = chats.season_and_claim(db, chat_id, 7_000_000_000 + chat_id)
+        first, claim, table = chats.prologue(db, chat_id, 0, None)  # no season yet: opened
+        assert first.number == 1 and claim is None and table is None
+        again, claim, _ = chats.prologue(db, chat_id, 0, update)
         assert again.id == first.id and claim is None
-        chats.claim_update(db, 7_000_000_000 + chat_id, chat_id, None)
-        _, claim = chats.season_and_claim(db, chat_id, 7_000_000_000 + chat_id)
+        chats.claim_update(db, update, chat_id, None)
+        _, claim, _ = chats.prologue(db, chat_id, 0, update)
         assert claim == (None,)  # processed, no event recorded
-        _, claim = chats.season_and_claim(db, chat_id, None)
-        assert claim is None
+        assert chats.prologue(db, chat_id, 0, None)[1] is None
+    Chat(engine, chat_id).seat("510k3 marathon", "A", "B", "C")
+    with write_transaction(engine) as db:
+        _, _, table = chats.prologue(db, chat_id, 0, None)
+        assert table is not None and table == tables.open_table(db, chat_id, 0)
+        assert table.marathon and len(table.seats) == 3
+        assert chats.prologue(db, chat_id, 77, None)[2] is None  # another topic: none open
 
 
 def _claims(engine: Engine, chat_id: int) -> int:
