@@ -23,7 +23,7 @@ from storage.db import BUSY_TIMEOUT_MS, writer
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
-_IDLE = 0  # libpq's PQTRANS_IDLE: no transaction open
+_OPEN = (2, 3)  # libpq's PQTRANS_INTRANS, PQTRANS_INERROR: a transaction is open
 
 
 class Transactions:
@@ -57,9 +57,10 @@ def _pipelined(connection: Connection, work: Work[T]) -> T:
             driver.execute("COMMIT")
         return result
     finally:
-        if driver.pgconn.transaction_status != _IDLE:  # `work` failed: nothing of it stays
+        if driver.pgconn.transaction_status in _OPEN:  # `work` failed: nothing of it stays
             driver.execute("ROLLBACK")
-        driver.autocommit = False
+        if not driver.closed:
+            driver.autocommit = False
 
 
 class _Job(Generic[T]):
