@@ -29,9 +29,12 @@ FIGURES = (
     "rss_mb",
     "start_s",
     "pg_hands_per_s",
+    "pg_overhead_vs_echo",
     # CPU time is steadier than wall time on a loaded machine:
     "detail.sqlite_path.bot_cpu_ms_per_update",
     "detail.sqlite_path.echo_cpu_ms_per_update",
+    "detail.postgres_path.bot_cpu_ms_per_update",
+    "detail.postgres_path.echo_cpu_ms_per_update",
 )
 
 

@@ -6,7 +6,8 @@ Sections:
   the started Application. ``asyncio.to_thread`` is replaced by a direct call while profiling
   so the service's work (normally on a worker thread) is sampled too. Reported: the share of
   time by code owner (SQLAlchemy, PTB, sqlite3 C calls, jifen...) and a jifen-only call tree.
-- ``sql``: SQL statements and commits per command (one update each).
+- ``sql``: SQL statements and commits per command (one update each); with ``--pg``, statements
+  and round trips on PostgreSQL.
 - ``scoring``: cProfile of ``settle_hand`` on the realistic mix.
 - ``startup``: ``python -X importtime`` of the console start (top packages) and the phases
   timed by ``bench.startup_probe``.
@@ -40,7 +41,7 @@ from bench.harness import Driver, Message, bot_driver, migrated_engine, players,
 from bench.path import PathResult, measure_path
 from bench.process import REPO, child_env
 from bench.scoring_mix import mix
-from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Evening, chats_of, seating, tables
+from bench.workload import Evening, chats_of, seating, tables
 
 PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
 OTHER = "stdlib / other"
@@ -231,24 +232,60 @@ class StatementCounter:
         return counts
 
 
-async def _count(driver: Driver, counter: StatementCounter, message: Message) -> tuple[int, int]:
+class RoundTripCounter:
+    """PostgreSQL: the statements sent (BEGIN, COMMIT and the pool's ping included) and the
+    round trips (the client sends, then waits for the server's answer), read from libpq's trace
+    of every connection of an engine."""
+
+    def __init__(self, engine: Engine, workdir: Path) -> None:
+        self._workdir = workdir
+        self._traces: list[tuple[Path, list[Any]]] = []  # path, [offset, last direction]
+        event.listen(engine, "connect", self._trace)
+        engine.dispose()
+
+    def _trace(self, dbapi_connection: Any, _record: Any) -> None:
+        from psycopg.pq import Trace
+
+        path = self._workdir / f"pg-trace-{len(self._traces)}.txt"
+        sink = path.open("w")  # libpq writes it, line-buffered, as long as the connection lives
+        dbapi_connection.pgconn.trace(sink.fileno())
+        dbapi_connection.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        self._traces.append((path, [0, "", sink]))
+
+    def take(self) -> tuple[int, int]:
+        statements = trips = 0
+        for path, state in self._traces:
+            with path.open() as trace:
+                trace.seek(state[0])
+                for line in trace:
+                    direction, _size, message = line.split("\t", 3)[:3]
+                    statements += direction == "F" and message in ("Query", "Execute")
+                    trips += state[1] == "F" and direction == "B"
+                    state[1] = direction
+                state[0] = trace.tell()
+        return statements, trips
+
+
+async def _count(driver: Driver, counter: Any, message: Message) -> tuple[int, int]:
     counter.take()
     await driver.say(message)
-    return counter.take()
+    return counter.take()  # type: ignore[no-any-return]
 
 
-async def _sql_counts(url: str) -> list[tuple[str, int, int]]:
+async def _sql_counts(url: str, workdir: Path) -> list[tuple[str, int, int]]:
     engine = migrated_engine(url)
-    counter = StatementCounter(engine)
-    tabs = tables(2)
+    counter: StatementCounter | RoundTripCounter = (
+        StatementCounter(engine) if url.startswith("sqlite") else RoundTripCounter(engine, workdir)
+    )
+    tabs = tables(3)
     bot = await bot_driver(engine, url, chats_of(tabs))
     rows: list[tuple[str, int, int]] = []
     try:
-        for table, cycle in zip(tabs, (MAHJONG_CYCLE, K510_CYCLE), strict=True):
+        for table in tabs:
             user = players(table.index)[0]
             for message in seating(table):
                 rows.append((message.text, *await _count(bot, counter, message)))
-            for text in (*cycle, "/standings", "/history"):
+            for text in (*table.cycle, "/standings", "/history"):
                 rows.append((text, *await _count(bot, counter, Message(table.chat, user, text))))
     finally:
         await bot.close()
@@ -256,16 +293,23 @@ async def _sql_counts(url: str) -> list[tuple[str, int, int]]:
     return rows
 
 
-def section_sql(workdir: Path) -> None:
-    rows = asyncio.run(_sql_counts(f"sqlite:///{workdir / 'sql.sqlite3'}"))
-    print("## sql: statements per update (SQLite; BEGIN, savepoints and COMMIT included, each")
-    print("row of a multi-row insert counted)\n")
-    print(f"{'statements':>10} {'commits':>7}  command")
+def section_sql(workdir: Path, postgres: bool) -> None:
+    if postgres:
+        with pg.fresh_database() as url:
+            rows = asyncio.run(_sql_counts(url, workdir))
+        print("## sql: statements and round trips per update (PostgreSQL; BEGIN, COMMIT and the")
+        print("pool's ping included)\n")
+        print(f"{'statements':>10} {'round trips':>11}  command")
+    else:
+        rows = asyncio.run(_sql_counts(f"sqlite:///{workdir / 'sql.sqlite3'}", workdir))
+        print("## sql: statements per update (SQLite; BEGIN, savepoints and COMMIT included, each")
+        print("row of a multi-row insert counted)\n")
+        print(f"{'statements':>10} {'commits':>11}  command")
     seen: set[str] = set()
-    for text, statements, commits in rows:
+    for text, statements, other in rows:
         if text not in seen:
             seen.add(text)
-            print(f"{statements:>10} {commits:>7}  {text}")
+            print(f"{statements:>10} {other:>11}  {text}")
     print()
 
 
@@ -377,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__)
     parser.add_argument("sections", nargs="*", help=f"any of {', '.join(SECTIONS)} (default all)")
     parser.add_argument("--per-table", type=int, default=10, help="commands per chat (path)")
-    parser.add_argument("--pg", action="store_true", help="profile the path on PostgreSQL")
+    parser.add_argument("--pg", action="store_true", help="path and sql on PostgreSQL")
     args = parser.parse_args(argv)
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
@@ -389,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "path":
                 section_path(workdir, args.per_table, args.pg)
             elif name == "sql":
-                section_sql(workdir)
+                section_sql(workdir, args.pg)
             elif name == "locks":
                 section_locks(workdir)
             elif name == "scoring":

@@ -180,7 +180,7 @@ class Renderer:
         return [*lines, self._("Net this hand: {net}", net=self.net(view.net))]
 
     @staticmethod
-    def net(net: Sequence[tuple[str, Fraction]]) -> str:
+    def net(net: Sequence[tuple[str, Fraction | int]]) -> str:
         """`老王 +36 · 小李 -12 · 阿张 -12 · Chen -12`."""
         return " · ".join(f"{escape(name)} {fmt(amount, signed=True)}" for name, amount in net)
 

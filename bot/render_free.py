@@ -65,7 +65,7 @@ def free_lines(_: Gettext, view: HandView, quoted: str) -> list[str]:
     return [_heading(_, view) + f" — <i>{quoted}</i>"]
 
 
-def totals_line(_: Gettext, totals: Sequence[tuple[str, Fraction]]) -> str:
+def totals_line(_: Gettext, totals: Sequence[tuple[str, Fraction | int]]) -> str:
     """`Totals: 老王 +30 · 小李 -10 · 阿张 -20`."""
     shown = " · ".join(f"{escape(name)} {fmt(amount, signed=True)}" for name, amount in totals)
     return _("Totals now: {totals}", totals=shown)

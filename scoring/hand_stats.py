@@ -44,7 +44,7 @@ class HandStats:
 
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
-    wins: list[tuple[int, Fraction]] = field(default_factory=list)  # (winner, value)
+    wins: list[tuple[int, Fraction | int]] = field(default_factory=list)  # (winner, value)
     pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
 
     def add(self, pid: int, counter: str) -> None:
@@ -69,9 +69,9 @@ def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) 
     return out
 
 
-def _nets(payments: Sequence[Payment]) -> dict[int, Fraction]:
-    """Each player's net of a record's payments."""
-    net: dict[int, Fraction] = defaultdict(Fraction)
+def _nets(payments: Sequence[Payment]) -> dict[int, Fraction | int]:
+    """Each player's net of a record's payments (whole points stay ints: cheaper)."""
+    net: dict[int, Fraction | int] = defaultdict(int)
     for p in payments:
         if p.payer is not None:
             net[p.payer] -= p.amount
@@ -95,7 +95,7 @@ def _mahjong(
         winner = int(win["winner"])
         how = WinType(win["value"]["how"])
         out.add(winner, "wins")
-        out.wins.append((winner, net.get(winner, Fraction(0))))
+        out.wins.append((winner, net.get(winner, 0)))
         if how.self_drawn:
             out.add(winner, "self_draws")
         discarder = _dealt_in(win, payments) if how.on_discard else None

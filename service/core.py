@@ -178,10 +178,8 @@ class Service:
         db = Sql(conn)
         chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
-        season = chats.current_season(db, chat.id, create=True)
-        assert season is not None
-        tx = Tx(db, chat, season, ctx)
-        earlier = None if ctx.update_id is None else chats.earlier_claim(db, ctx.update_id)
+        season, earlier, table = chats.prologue(db, chat.id, ctx.thread_id, ctx.update_id)
+        tx = Tx(db, chat, season, ctx, table_read=table, table_was_read=True)
         if earlier is not None:
             return Answer(self._repeat(tx, earlier[0]), chat.lang)
         reply = use_case(tx, request)

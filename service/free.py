@@ -17,6 +17,7 @@ from scoring.games import EventKind, Game, free_unit
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
+from service.records import points
 from service.replies import Recorded
 from service.requests import Pay, Score
 from service.tables import require_table
@@ -38,7 +39,7 @@ def table_unit(table: TableRow) -> str:
 
 def score(tx: Tx, req: Score) -> Recorded:
     table = require_table(tx, Game.FREE)
-    people = who.seated(tx, table)
+    people, balances = who.seated_with_balances(tx, table, table_unit(table))
     seats: list[tuple[int, Fraction | None]] = []
     for entry in req.entries:
         seat = who.seat_of(tx, table, entry.player, people)
@@ -47,16 +48,16 @@ def score(tx: Tx, req: Score) -> Recorded:
         seats.append((seat, entry.amount))
     scores = _checked(lambda: round_scores(seats, range(len(people))), USAGE_S)
     net = {people[s].id: amount for s, amount in scores.items()}
-    return _record(tx, table, people, EventKind.HAND, net, "score")
+    return _record(tx, table, people, balances, EventKind.HAND, net, "score")
 
 
 def pay(tx: Tx, req: Pay) -> Recorded:
     table = require_table(tx)
-    people = who.seated(tx, table)
+    people, balances = who.seated_with_balances(tx, table, table_unit(table))
     payer = people[who.seat_of(tx, table, req.payer, people)]
     payee = people[who.seat_of(tx, table, req.payee, people)]
     net = _checked(lambda: transfer(payer.id, payee.id, req.amount), USAGE_PAY)
-    return _record(tx, table, people, EventKind.PAY, net, "pay")
+    return _record(tx, table, people, balances, EventKind.PAY, net, "pay")
 
 
 def _checked(compute: Callable[[], T], usage: str) -> T:
@@ -74,6 +75,7 @@ def _record(
     tx: Tx,
     table: TableRow,
     people: Sequence[PlayerRow],
+    balances: Mapping[int, Fraction | int | None],
     kind: EventKind,
     net: Mapping[int, Fraction],
     reason: str,
@@ -91,7 +93,7 @@ def _record(
     if kind is EventKind.PAY:
         (payer,) = [pid for pid, a in net.items() if a < 0]
         (payee,) = [pid for pid, a in net.items() if a > 0]
-        transfers = [TransferRow(tx.season.id, unit, payer, payee, net[payee], reason)]
+        transfers = [TransferRow(tx.season.id, unit, payer, payee, points(net[payee]), reason)]
     else:
         transfers = [
             TransferRow(
@@ -99,22 +101,22 @@ def _record(
                 unit,
                 None if amount > 0 else pid,
                 pid if amount > 0 else None,
-                abs(amount),
+                points(abs(amount)),
                 reason,
             )
             for pid, amount in net.items()
             if amount
         ]
-    book.add_transfers(
-        tx.db, event.id, transfers, season_id=tx.season.id, unit=unit, seated=table.seats
+    after = book.add_transfers(
+        tx.db,
+        event.id,
+        transfers,
+        season_id=tx.season.id,
+        unit=unit,
+        seated=table.seats,
+        balances=balances,
     )
     if kind is EventKind.HAND:  # a round counts in /stats; a transfer moves balances only
         stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     view = fresh_view(event, transfers, people)
-    return Recorded(view=view, totals=_totals(tx, unit, people))
-
-
-def _totals(tx: Tx, unit: str, people: Sequence[PlayerRow]) -> tuple[tuple[str, Fraction], ...]:
-    """The seated players' balances in `unit` after the change."""
-    have = {b.player_id: b.amount for b in book.balances(tx.db, tx.season.id) if b.unit == unit}
-    return tuple((p.name, have.get(p.id, Fraction(0))) for p in people)
+    return Recorded(view=view, totals=tuple((p.name, after[p.id]) for p in people))

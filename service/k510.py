@@ -13,7 +13,7 @@ from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
-from service.records import as_record
+from service.records import as_record, points
 from service.replies import Progress, Recorded
 from service.requests import Report
 from service.tables import require_table
@@ -29,7 +29,7 @@ USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
 
 def report(tx: Tx, req: Report) -> Recorded:
     table = require_table(tx, Game.K510, Game.K510_3)
-    people = who.seated(tx, table)
+    people, balances = who.seated_with_balances(tx, table, UNIT)
     rep = _report(tx, table, people, req)
     data: dict[str, Any] = {
         "names": [p.name for p in people],
@@ -54,7 +54,13 @@ def report(tx: Tx, req: Report) -> Recorded:
     event = record(tx, table, EventKind.HAND, data)
     transfers = [] if result is None else _transfers(tx, table, result)
     book.add_transfers(
-        tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
+        tx.db,
+        event.id,
+        transfers,
+        season_id=tx.season.id,
+        unit=UNIT,
+        seated=table.seats,
+        balances=balances,
     )
     stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
@@ -169,7 +175,7 @@ def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]
                 unit=UNIT,
                 payer_id=None if score > 0 else pid,
                 payee_id=pid if score > 0 else None,
-                amount=abs(score),
+                amount=points(abs(score)),
                 reason="score",
                 detail={"card_points": result.card_points[seat], "doubled": result.doubled},
             )

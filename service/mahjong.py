@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from scoring import ERROR_CODES, PendingKongs
@@ -57,22 +58,24 @@ def gang(tx: Tx, req: Gang) -> Recorded:
 
 def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
-    people = who.seated(tx, table)
+    people, balances = who.seated_with_balances(tx, table, UNIT)
     kongs = PendingKongs(k for _, k in _pending_kongs(tx, table))
     wins = tuple(_win(tx, table, people, clause, kongs) for clause in req.clauses)
-    return _settle(tx, table, people, wins, kongs.settling())
+    return _settle(tx, table, people, balances, wins, kongs.settling())
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
-    people = who.seated(tx, table)
-    return _settle(tx, table, people, (), tuple(k for _, k in _pending_kongs(tx, table)))
+    people, balances = who.seated_with_balances(tx, table, UNIT)
+    kongs = tuple(k for _, k in _pending_kongs(tx, table))
+    return _settle(tx, table, people, balances, (), kongs)
 
 
 def _settle(
     tx: Tx,
     table: TableRow,
     people: Sequence[PlayerRow],
+    balances: Mapping[int, Fraction | int | None],
     wins: tuple[Win, ...],
     kongs: tuple[Kong, ...],
 ) -> Recorded:
@@ -94,7 +97,13 @@ def _settle(
     event = record(tx, table, EventKind.HAND, data)
     transfers = _transfers(tx, table, result)
     book.add_transfers(
-        tx.db, event.id, transfers, season_id=tx.season.id, unit=UNIT, seated=table.seats
+        tx.db,
+        event.id,
+        transfers,
+        season_id=tx.season.id,
+        unit=UNIT,
+        seated=table.seats,
+        balances=balances,
     )
     stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
     if result.next_dealer != table.dealer:

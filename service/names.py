@@ -11,6 +11,7 @@ with the same skeleton look alike on screen.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 MAX_NAME = 32
 
@@ -26,6 +27,7 @@ _LOOKALIKES = str.maketrans(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4096)  # a chat's few names come again with every command
 def clean(name: str) -> str:
     """The name as stored and shown ("" when nothing visible is left)."""
     text = unicodedata.normalize("NFKC", name)
@@ -37,6 +39,7 @@ def _hidden(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cc", "Cf")
 
 
+@lru_cache(maxsize=4096)
 def skeleton(name: str) -> str:
     """What a name looks like: equal skeletons cannot be told apart at a glance."""
     folded = unicodedata.normalize("NFKC", clean(name).casefold())

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from service import names
 from service.errors import N_, ServiceError
 from service.requests import PlayerRef, RefKind
 from service.unit import Tx
+from storage.gateway import ledger as book
 from storage.gateway import players
 from storage.rows import PlayerRow, TableRow
 
@@ -71,6 +73,14 @@ def require_distinct(seated: Sequence[PlayerRow]) -> None:
 def seated(tx: Tx, table: TableRow) -> list[PlayerRow]:
     found = players.players_by_id(tx.db, table.seats)
     return [found[pid] for pid in table.seats]
+
+
+def seated_with_balances(
+    tx: Tx, table: TableRow, unit: str
+) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
+    """`seated`, and their balances in `unit` this season (None: none yet), read together: a
+    hand's transfers add to them (`ledger.add_transfers`)."""
+    return book.seated_with_balances(tx.db, table.seats, tx.season.id, unit)
 
 
 def seat_of(

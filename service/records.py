@@ -1,8 +1,9 @@
-"""Scoring results as plain dicts for the ledger's JSON."""
+"""Scoring results as the ledger keeps them: plain dicts for its JSON, points as amounts."""
 
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -16,3 +17,9 @@ def as_record(value: Any) -> dict[str, Any]:
 @cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(field.name for field in dataclasses.fields(cls))
+
+
+def points(value: Fraction) -> Fraction | int:
+    """Points as a payment's amount: whole ones as an int (the same value, shown and stored
+    alike, and several times cheaper to add up into nets and balances than a `Fraction`)."""
+    return int(value) if value.denominator == 1 else value

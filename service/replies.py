@@ -39,15 +39,16 @@ class HandView:
     table_id: int | None = None  # hand numbers count per table
 
     @property
-    def net(self) -> tuple[tuple[str, Fraction], ...]:
+    def net(self) -> tuple[tuple[str, Fraction | int], ...]:
         """Each player's net for this record: the seated players in seat order (0 included),
-        then anyone else its payments name; a kong (settled with its hand) has none."""
-        totals = dict.fromkeys(self.data.get("names", ()), Fraction(0))
+        then anyone else its payments name; a kong (settled with its hand) has none. Whole
+        points (mahjong's) stay ints: exact, and cheaper than `Fraction`s."""
+        totals: dict[str, Fraction | int] = dict.fromkeys(self.data.get("names", ()), 0)
         for p in self.payments:
             if p.payer is not None:
-                totals[p.payer] = totals.get(p.payer, Fraction(0)) - p.amount
+                totals[p.payer] = totals.get(p.payer, 0) - p.amount
             if p.payee is not None:
-                totals[p.payee] = totals.get(p.payee, Fraction(0)) + p.amount
+                totals[p.payee] = totals.get(p.payee, 0) + p.amount
         return tuple(totals.items())
 
 
@@ -67,7 +68,7 @@ class Recorded:
     dealer: str | None = None  # mahjong: who deals next
     progress: Progress | None = None
     repeated: bool = False  # the same update came again: nothing new was recorded
-    totals: tuple[tuple[str, Fraction], ...] = ()  # free scoring: the balances after it
+    totals: tuple[tuple[str, Fraction | int], ...] = ()  # free scoring: the balances after it
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
 

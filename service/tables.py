@@ -139,7 +139,12 @@ def _marathon_running(tx: Tx, table: TableRow) -> bool:
 
 
 def _open(tx: Tx) -> TableRow:
-    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    """The open table of the chat or topic: as the write's first statement read it, when this
+    is the first look (every use case's first step), else read now."""
+    if tx.table_was_read:
+        table, tx.table_was_read = tx.table_read, False
+    else:
+        table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None:
         raise ServiceError(N_("No table is open here. Open one first:"), usage=USAGE_NEW)
     return table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.context import Ctx
-from storage.rows import ChatRow, SeasonRow
+from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Sql
 
 
@@ -18,3 +18,7 @@ class Tx:
     season: SeasonRow
     ctx: Ctx
     event_id: int | None = None  # the event this update recorded (linked to the update id)
+    # The open table of the chat or topic as read with the write's first statement, for the
+    # use case's first look at it (`service.tables`); None: not read then, or none is open.
+    table_read: TableRow | None = None
+    table_was_read: bool = False

@@ -23,17 +23,44 @@ from storage.db import BUSY_TIMEOUT_MS, writer
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
+_OPEN = (2, 3)  # libpq's PQTRANS_INTRANS, PQTRANS_INERROR: a transaction is open
 
 
 class Transactions:
-    """Runs a write in a transaction of its own."""
+    """Runs a write in a transaction of its own (PostgreSQL: pipelined, see `_pipelined`)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = writer(engine)
+        self._pg = engine.dialect.name == "postgresql"
 
     def run(self, work: Work[T]) -> T:
+        if self._pg:
+            with self._engine.connect() as connection:
+                return _pipelined(connection, work)
         with self._engine.begin() as connection:
             return work(connection)
+
+
+def _pipelined(connection: Connection, work: Work[T]) -> T:
+    """PostgreSQL: the whole transaction in one pipeline (psycopg's pipeline mode). BEGIN, every
+    statement whose result is not read (the writes) and COMMIT are queued and sent with the next
+    read, so the client waits for the server once per read and once at the end, not once per
+    statement. BEGIN and COMMIT are sent as statements (the driver in autocommit): the driver's
+    own would each wait for the server. An error of a queued statement is raised at the next
+    read or at the end; then, or on any error of `work`, the transaction is rolled back."""
+    driver: Any = connection.connection.driver_connection
+    driver.autocommit = True
+    try:
+        with driver.pipeline():
+            driver.execute("BEGIN")
+            result = work(connection)
+            driver.execute("COMMIT")
+        return result
+    finally:
+        if driver.pgconn.transaction_status in _OPEN:  # `work` failed: nothing of it stays
+            driver.execute("ROLLBACK")
+        if not driver.closed:
+            driver.autocommit = False
 
 
 class _Job(Generic[T]):

@@ -6,11 +6,19 @@ from datetime import timedelta
 from fractions import Fraction
 
 from scoring.games import EventKind
-from storage.rows import ChatRow, SeasonRow
+from storage.gateway.tables import OPEN_T, TABLE_T, joined_table
+from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Row, Sql
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz"
 SEASON = "id, number, opened_at, archived_at"
+IN_PLAY = "chat_id = ? AND archived_at IS NULL ORDER BY number DESC LIMIT 1"  # one season
+PROLOGUE = (  # a write's first read, under the chat's lock
+    f"SELECT s.id, s.number, s.opened_at, s.archived_at, u.update_id, u.event_id, {TABLE_T}"
+    f" FROM (SELECT 1) AS one LEFT JOIN season s ON s.id = (SELECT id FROM season WHERE {IN_PLAY})"
+    " LEFT JOIN processed_update u ON u.update_id = ?"
+    f" LEFT JOIN game_table t ON {OPEN_T}"
+)
 
 
 def _chat(row: Row) -> ChatRow:
@@ -78,13 +86,6 @@ def save_settings(db: Sql, chat: ChatRow) -> None:
     )
 
 
-def earlier_claim(db: Sql, update_id: int) -> tuple[int | None] | None:
-    """How an update was processed before: `(event id,)` (None: it recorded no event); None
-    if it is new. Asked under the chat's lock, so a concurrent delivery has committed."""
-    row = db.row("SELECT event_id FROM processed_update WHERE update_id = ?", (update_id,))
-    return None if row is None else (row[0],)
-
-
 def claim_update(db: Sql, update_id: int, chat_id: int, event_id: int | None) -> None:
     """Mark an update processed, with the event it recorded, in the same transaction (a second
     claim of the same update fails the transaction: nothing is recorded twice)."""
@@ -112,16 +113,23 @@ def _season(db: Sql, row: Row) -> SeasonRow:
     )
 
 
-def current_season(db: Sql, chat_id: int, *, create: bool = False) -> SeasonRow | None:
-    """The chat's season in play (with `create`: the first one, opened if there is none)."""
-    row = db.row(
-        f"SELECT {SEASON} FROM season WHERE chat_id = ? AND archived_at IS NULL"
-        " ORDER BY number DESC LIMIT 1",
-        (chat_id,),
-    )
-    if row is None:
-        return open_season(db, chat_id, 1) if create else None
-    return _season(db, row)
+def current_season(db: Sql, chat_id: int) -> SeasonRow | None:
+    """The chat's season in play."""
+    row = db.row(f"SELECT {SEASON} FROM season WHERE {IN_PLAY}", (chat_id,))
+    return None if row is None else _season(db, row)
+
+
+def prologue(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[SeasonRow, tuple[int | None] | None, TableRow | None]:
+    """What every write reads first, in one statement: the chat's season in play (the first
+    one, opened if there is none); how the update was processed before: `(event id,)` (None:
+    it recorded no event), or None if it is new; and the open table of the chat or topic.
+    Asked under the chat's lock, so a concurrent delivery of the update has committed."""
+    row = db.row(PROLOGUE, (chat_id, update_id, chat_id, thread_id))
+    assert row is not None
+    season = open_season(db, chat_id, 1) if row[0] is None else _season(db, row[:4])
+    return season, None if row[4] is None else (row[5],), joined_table(db, row[6:])
 
 
 def season_by_number(db: Sql, chat_id: int, number: int) -> SeasonRow | None:

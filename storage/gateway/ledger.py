@@ -9,8 +9,9 @@ from typing import Any
 
 from scoring.games import EventKind
 from storage.gateway import chats, marks
-from storage.rows import BalanceRow, ChatRow, EventRow, TransferRow
-from storage.sql import Row, Sql, placeholders
+from storage.gateway.players import PLAYER
+from storage.rows import BalanceRow, ChatRow, EventRow, PlayerRow, TransferRow
+from storage.sql import Row, Sql, Statement, insert_rows, placeholders
 
 EVENT = (
     "id, chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
@@ -21,6 +22,7 @@ KONGS_AND_HANDS = EVENT.replace(
     " data,", f" CASE WHEN kind = '{EventKind.KONG.value}' THEN data END,"
 )
 TRANSFER = "event_id, season_id, unit, payer_id, payee_id, amount, reason, detail"
+SEATED = ", ".join(f"p.{column}" for column in PLAYER.split(", "))  # a player's, joined
 RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
@@ -226,27 +228,38 @@ def add_transfers(
     season_id: int,
     unit: str,
     seated: Iterable[int],
-) -> None:
+    balances: Mapping[int, Fraction | int | None] | None = None,
+) -> dict[int, Fraction | int]:
     """Write a hand's transfers and move the season balances by them; every seated player
-    gets a balance row (zero at first) so standings list them."""
+    gets a balance row (zero at first) so standings list them. `balances` are those read
+    before (`seated_with_balances`; None: no row yet); any other is read here. Both are
+    written in one statement on PostgreSQL. Returns the balances after it, by player id."""
     details: dict[int, str] = {}  # a win's payers share one detail: encoded once
-    db.many(
-        f"INSERT INTO transfer ({TRANSFER}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                event_id,
-                t.season_id,
-                t.unit,
-                t.payer_id,
-                t.payee_id,
-                str(t.amount),
-                t.reason,
-                details.get(id(t.detail)) or details.setdefault(id(t.detail), db.json_in(t.detail)),
-            )
-            for t in transfers
-        ],
+    deltas = _deltas(transfers, 1, dict.fromkeys(seated, 0))
+    upsert, after = _moved_balances(db, season_id, unit, deltas, balances or {})
+    db.run_all(
+        (
+            insert_rows(
+                f"transfer ({TRANSFER})",
+                [
+                    (
+                        event_id,
+                        t.season_id,
+                        t.unit,
+                        t.payer_id,
+                        t.payee_id,
+                        str(t.amount),
+                        t.reason,
+                        details.get(id(t.detail))
+                        or details.setdefault(id(t.detail), db.json_in(t.detail)),
+                    )
+                    for t in transfers
+                ],
+            ),
+            upsert,
+        )
     )
-    _move_balances(db, season_id, unit, _deltas(transfers, 1, dict.fromkeys(seated, 0)))
+    return after
 
 
 def revert_transfers(
@@ -276,23 +289,56 @@ def _exact(text: str) -> Fraction | int:
 def _move_balances(
     db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
 ) -> None:
-    """Add `deltas` (by player id) to the season's cached balances: one read, one upsert."""
-    if not deltas:
-        return
-    rows = db.rows(
-        "SELECT player_id, amount FROM balance WHERE season_id = ? AND unit = ?"
-        f" AND player_id IN ({placeholders(len(deltas))})",
-        (season_id, unit, *deltas),
-    )
-    have = {pid: _exact(amount) for pid, amount in rows}
-    db.many(
-        "INSERT INTO balance (season_id, player_id, unit, amount) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
+    """Add `deltas` (by player id) to the season's cached balances."""
+    db.run_all((_moved_balances(db, season_id, unit, deltas, {})[0],))
+
+
+def _moved_balances(
+    db: Sql,
+    season_id: int,
+    unit: str,
+    deltas: Mapping[int, Fraction | int],
+    known: Mapping[int, Fraction | int | None],
+) -> tuple[Statement | None, dict[int, Fraction | int]]:
+    """The upsert that adds `deltas` (by player id) to the season's cached balances (of every
+    row at once: the players are distinct), and the balances after it. What it adds to is
+    `known` (None: no row), or read first."""
+    have = {pid: amount for pid, amount in known.items() if amount is not None}
+    unknown = [pid for pid in deltas if pid not in known]
+    if unknown:
+        rows = db.rows(
+            "SELECT player_id, amount FROM balance WHERE season_id = ? AND unit = ?"
+            f" AND player_id IN ({placeholders(len(unknown))})",
+            (season_id, unit, *unknown),
+        )
+        have.update((pid, _exact(amount)) for pid, amount in rows)
+    after = {pid: have.get(pid, 0) + delta for pid, delta in deltas.items()}
+    upsert = insert_rows(
+        "balance (season_id, player_id, unit, amount)",
         [
-            (season_id, pid, unit, str(have.get(pid, 0) + delta))
+            (season_id, pid, unit, str(after[pid]))
             for pid, delta in deltas.items()
             if delta or pid not in have
         ],
+        " ON CONFLICT (season_id, player_id, unit) DO UPDATE SET amount = excluded.amount",
+    )
+    return upsert, after
+
+
+def seated_with_balances(
+    db: Sql, seats: Sequence[int], season_id: int, unit: str
+) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
+    """A table's players in seat order, and their balances in `unit` this season (None: no
+    row yet), in one statement: what a hand reads before it writes."""
+    rows = db.rows(
+        f"SELECT {SEATED}, b.amount FROM player p LEFT JOIN balance b ON b.player_id = p.id"
+        f" AND b.season_id = ? AND b.unit = ? WHERE p.id IN ({placeholders(len(seats))})",
+        (season_id, unit, *seats),
+    )
+    found = {row[0]: row for row in rows}
+    return (
+        [PlayerRow(*found[pid][:-1]) for pid in seats],
+        {pid: None if found[pid][-1] is None else _exact(found[pid][-1]) for pid in seats},
     )
 
 

@@ -1,9 +1,11 @@
 """A season's /stats, kept up to date: a recorded hand adds its tally (`scoring.hand_stats`),
-its undo subtracts it, in the same transaction (four upserts, nothing read first). Reading
-them is a few rows per player, whatever the season's length."""
+its undo subtracts it, in the same transaction (four upserts of a few rows each, nothing read
+first; one statement on PostgreSQL). Reading them is a few rows per player, whatever the
+season's length."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -11,9 +13,10 @@ from typing import Any
 
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
 from storage.rows import TransferRow
-from storage.sql import Sql, placeholders
+from storage.sql import Sql, insert_rows, placeholders
 
 ADD_COUNTERS = ", ".join(f"{c} = stat_player.{c} + excluded.{c}" for c in COUNTERS)
+PLAYER_COUNTS = f"stat_player (season_id, unit, player_id, {', '.join(COUNTERS)})"
 
 
 def count_hand(
@@ -30,32 +33,38 @@ def count_hand(
     tally = hand_stats(
         game, data, [Payment(t.payer_id, t.payee_id, t.amount, t.reason) for t in transfers]
     )
-    db.many(
-        f"INSERT INTO stat_player (season_id, unit, player_id, {', '.join(COUNTERS)})"
-        f" VALUES (?, ?, ?{', ?' * len(COUNTERS)})"
-        f" ON CONFLICT (season_id, unit, player_id) DO UPDATE SET {ADD_COUNTERS}",
-        [
-            (season_id, tally.unit, pid, *(sign * counts[c] for c in COUNTERS))
-            for pid, counts in tally.counts.items()
-        ],
-    )
-    db.many(
-        "INSERT INTO stat_win (season_id, unit, player_id, value, times) VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (season_id, unit, player_id, value)"
-        " DO UPDATE SET times = stat_win.times + excluded.times",
-        [(season_id, tally.unit, pid, str(value), sign) for pid, value in tally.wins],
-    )
-    db.many(
-        "INSERT INTO stat_pair (season_id, payer_id, payee_id, value, times)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (season_id, payer_id, payee_id, value)"
-        " DO UPDATE SET times = stat_pair.times + excluded.times",
-        [(season_id, a, b, str(value), sign) for (a, b), value in tally.pairs.items()],
-    )
-    db.run(
-        "INSERT INTO stat_hands (season_id, unit, live, undone) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (season_id, unit) DO UPDATE SET live = stat_hands.live + excluded.live,"
-        " undone = stat_hands.undone + excluded.undone",
-        (season_id, tally.unit, sign, 1 if undo else 0),
+    db.run_all(
+        (
+            insert_rows(
+                PLAYER_COUNTS,
+                [
+                    (season_id, tally.unit, pid, *(sign * counts[c] for c in COUNTERS))
+                    for pid, counts in tally.counts.items()
+                ],
+                f" ON CONFLICT (season_id, unit, player_id) DO UPDATE SET {ADD_COUNTERS}",
+            ),
+            insert_rows(  # a row per (player, value): PostgreSQL updates a row once a statement
+                "stat_win (season_id, unit, player_id, value, times)",
+                [
+                    (season_id, tally.unit, pid, str(value), sign * times)
+                    for (pid, value), times in Counter(tally.wins).items()
+                ],
+                " ON CONFLICT (season_id, unit, player_id, value)"
+                " DO UPDATE SET times = stat_win.times + excluded.times",
+            ),
+            insert_rows(
+                "stat_pair (season_id, payer_id, payee_id, value, times)",
+                [(season_id, a, b, str(value), sign) for (a, b), value in tally.pairs.items()],
+                " ON CONFLICT (season_id, payer_id, payee_id, value)"
+                " DO UPDATE SET times = stat_pair.times + excluded.times",
+            ),
+            insert_rows(
+                "stat_hands (season_id, unit, live, undone)",
+                [(season_id, tally.unit, sign, 1 if undo else 0)],
+                " ON CONFLICT (season_id, unit) DO UPDATE SET live = stat_hands.live"
+                " + excluded.live, undone = stat_hands.undone + excluded.undone",
+            ),
+        )
     )
 
 

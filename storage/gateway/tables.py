@@ -7,6 +7,13 @@ from storage.sql import Row, Sql
 
 TABLE = "id, season_id, game, marathon, sisuang, zerosum, seats, dealer, name"
 OPEN = "chat_id = ? AND closed_at IS NULL"  # the chat's open tables (one per topic)
+TABLE_T = ", ".join(f"t.{column}" for column in TABLE.split(", "))  # joined as `t`
+OPEN_T = "t.chat_id = ? AND t.closed_at IS NULL AND t.thread_id = ?"  # that of a topic, as `t`
+
+
+def joined_table(db: Sql, row: Row) -> TableRow | None:
+    """A table read joined to another statement's row (`TABLE_T`): None when none matched."""
+    return None if row[0] is None else _table(db, row)
 
 
 def _table(db: Sql, row: Row) -> TableRow:
