@@ -181,10 +181,7 @@ def _processed(
 
 def _set_counters(conn: Connection, chat_id: int) -> None:
     seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,))
-    hand = _max(conn, "SELECT max(hand_no) FROM event WHERE chat_id = ?", (chat_id,))
-    conn.exec_driver_sql(
-        "UPDATE chat SET next_seq = ?, next_hand_no = ? WHERE id = ?", (seq + 1, hand + 1, chat_id)
-    )
+    conn.exec_driver_sql("UPDATE chat SET next_seq = ? WHERE id = ?", (seq + 1, chat_id))
 
 
 def _recompute_balances(conn: Connection, chat_id: int) -> None:

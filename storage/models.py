@@ -39,9 +39,6 @@ class Chat(SQLModel, table=True):
     sisuang: bool = Field(sa_column_kwargs=OFF)
     zerosum: bool = Field(sa_column_kwargs=OFF)
     next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
-    next_hand_no: int = Field(
-        sa_column_kwargs=sql_default("1")
-    )  # unused since 0011: hands are numbered per table
     tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
     created_at: datetime = Field(sa_column_kwargs=NOW)
 

@@ -17,7 +17,6 @@ class ChatRow:
     sisuang: bool
     zerosum: bool
     next_seq: int
-    next_hand_no: int
     tz: str = "UTC"  # IANA time zone of the times shown (/set tz)
 
 

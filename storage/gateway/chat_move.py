@@ -105,14 +105,13 @@ def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
     )
     db.run(
         "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ?, next_seq = ?,"
-        " next_hand_no = ?, created_at = (SELECT created_at FROM chat WHERE id = ?) WHERE id = ?",
+        " created_at = (SELECT created_at FROM chat WHERE id = ?) WHERE id = ?",
         (
             new.lang or old.lang,
             str(new.stake or old.stake) if (new.stake or old.stake) is not None else None,
             old.sisuang,
             old.zerosum,
             old.next_seq + new.next_seq - 1,
-            old.next_hand_no + new.next_hand_no - 1,
             old.id,
             new.id,
         ),

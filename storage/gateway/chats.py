@@ -10,7 +10,7 @@ from storage.gateway.tables import OPEN_T, TABLE_T, joined_table
 from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Row, Sql
 
-CHAT = "id, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz"
+CHAT = "id, lang, stake, sisuang, zerosum, next_seq, tz"
 SEASON = "id, number, opened_at, archived_at"
 IN_PLAY = "chat_id = ? AND archived_at IS NULL ORDER BY number DESC LIMIT 1"  # one season
 PROLOGUE = (  # a write's first read, under the chat's lock
@@ -22,7 +22,7 @@ PROLOGUE = (  # a write's first read, under the chat's lock
 
 
 def _chat(row: Row) -> ChatRow:
-    id_, lang, stake, sisuang, zerosum, next_seq, next_hand_no, tz = row
+    id_, lang, stake, sisuang, zerosum, next_seq, tz = row
     return ChatRow(
         id_,
         lang,
@@ -30,7 +30,6 @@ def _chat(row: Row) -> ChatRow:
         bool(sisuang),
         bool(zerosum),
         next_seq,
-        next_hand_no,
         tz,
     )
 
@@ -64,11 +63,8 @@ def get_chat(db: Sql, chat_id: int) -> ChatRow | None:
 
 
 def save_counters(db: Sql, chat: ChatRow) -> None:
-    """The chat's next event and hand numbers (the row is locked: they stay gapless)."""
-    db.run(
-        "UPDATE chat SET next_seq = ?, next_hand_no = ? WHERE id = ?",
-        (chat.next_seq, chat.next_hand_no, chat.id),
-    )
+    """The chat's next event number (the row is locked: it stays gapless)."""
+    db.run("UPDATE chat SET next_seq = ? WHERE id = ?", (chat.next_seq, chat.id))
 
 
 def save_settings(db: Sql, chat: ChatRow) -> None:

@@ -29,8 +29,8 @@ def commits_of(engine: Engine) -> list[int]:
 def add_chat(chat_id: int, *, fail: bool = False) -> Work[int]:
     def work(conn: Connection) -> int:
         conn.exec_driver_sql(
-            "INSERT INTO chat (id, sisuang, zerosum, next_seq, next_hand_no, created_at)"
-            " VALUES (?, 0, 0, 1, 1, '2026-01-01 00:00:00.000000')",
+            "INSERT INTO chat (id, sisuang, zerosum, next_seq, created_at)"
+            " VALUES (?, 0, 0, 1, '2026-01-01 00:00:00.000000')",
             (chat_id,),
         )
         if fail:

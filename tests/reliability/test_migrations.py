@@ -74,8 +74,9 @@ def _insert(conn: Connection, table: str, **values: Any) -> int:
     return int(result.scalar_one()) if returning else 0
 
 
-def seed_0001(conn: Connection) -> Seeded:
-    """Data as the bot of revision 0001 wrote it (hands without their seats in ``data``)."""
+def seed_0001(conn: Connection, *, hand_counter: bool = True) -> Seeded:
+    """Data as the bot of revision 0001 wrote it (hands without their seats in ``data``);
+    `hand_counter`: the chat's row still has `next_hand_no` (it went in 0014)."""
     import json
 
     _insert(
@@ -87,7 +88,7 @@ def seed_0001(conn: Connection) -> Seeded:
         sisuang=False,
         zerosum=False,
         next_seq=6,
-        next_hand_no=5,
+        **({"next_hand_no": 5} if hand_counter else {}),
         created_at=WHEN,
     )
     old = _insert(conn, "season", chat_id=CHAT_ID, number=1, opened_at=WHEN, archived_at=WHEN)
@@ -305,7 +306,10 @@ def seed_0001(conn: Connection) -> Seeded:
 
 #: Revision → the seeder writing data as the bot of that revision did. Add one when a revision
 #: changes what the bot writes; revisions without one use the nearest earlier seeder.
-SEEDERS: dict[str, Callable[[Connection], Seeded]] = {"0001": seed_0001}
+SEEDERS: dict[str, Callable[[Connection], Seeded]] = {
+    "0001": seed_0001,
+    "0014": lambda conn: seed_0001(conn, hand_counter=False),
+}
 
 
 def seeder_for(revision: str) -> Callable[[Connection], Seeded]:
@@ -442,9 +446,11 @@ def test_the_schema_fills_what_a_new_row_leaves_out(empty_url: str) -> None:
         ]
         for stamp in stamps:
             assert abs(Sql.when_out(stamp) - now) < timedelta(minutes=5), stamps
-        assert row(
-            "SELECT sisuang, zerosum, next_seq, next_hand_no FROM chat WHERE id = :c", c=chat
-        ) == (False, False, 1, 1)
+        assert row("SELECT sisuang, zerosum, next_seq FROM chat WHERE id = :c", c=chat) == (
+            False,
+            False,
+            1,
+        )
         thread, marathon, sisuang, zerosum, seats, dealer = row(
             "SELECT thread_id, marathon, sisuang, zerosum, seats, dealer FROM game_table"
             " WHERE id = :i",
