@@ -1,4 +1,5 @@
-"""``python -m bench.compare OLD [NEW] [--runs N] [--quick]``: two revisions side by side.
+"""``python -m bench.compare OLD [NEW] [--runs N] [--quick] [--save FILE]``: two revisions side by
+side.
 
 Each revision is checked out in a temporary git worktree and measured by ``python -m bench`` in
 turns (old, new, old, new, …) on the same machine and in the same minutes, so a noisy machine
@@ -67,12 +68,24 @@ def figure(run: dict[str, Any], key: str) -> Any:
     return value
 
 
+def other_figures(runs: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """Every other number a run printed at its top level (a side may lack a newer key)."""
+    return {
+        key
+        for side in runs.values()
+        for run in side
+        for key, value in run.items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__)
     parser.add_argument("old", help="the revision to compare against, e.g. a commit")
     parser.add_argument("new", nargs="?", help="another revision (default: the working tree)")
     parser.add_argument("--runs", type=int, default=3, help="runs of each side (default 3)")
     parser.add_argument("--quick", action="store_true", help="python -m bench --quick")
+    parser.add_argument("--save", type=Path, help="write every run's whole JSON to this file")
     args = parser.parse_args(argv)
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="jifen-compare-")))
@@ -83,19 +96,22 @@ def main(argv: list[str] | None = None) -> int:
             for side, tree in sides.items():
                 print(f"[compare] run {n + 1}/{args.runs}: {side}", file=sys.stderr, flush=True)
                 runs[side].append(measure(tree, args.quick))
+    if args.save:
+        args.save.write_text(json.dumps(runs, ensure_ascii=False, indent=1))
     result: dict[str, Any] = {"old": args.old, "new": args.new or "working tree"}
-    for key in FIGURES:
+    for key in (*FIGURES, *sorted(other_figures(runs) - set(FIGURES))):
         values = {
             side: [v for v in (figure(r, key) for r in runs[side]) if v is not None]
             for side in runs
         }
-        if not values["old"] or not values["new"]:
+        medians = {side: median(v) if v else None for side, v in values.items()}
+        old, new = medians["old"], medians["new"]
+        if old is None and new is None:
             continue
-        old, new = median(values["old"]), median(values["new"])
         result[key] = {
             "old": old,
             "new": new,
-            "ratio": rounded(new / old, 3) if old else None,
+            "ratio": rounded(new / old, 3) if old and new is not None else None,
             "runs": values,
         }
     print(json.dumps(result, ensure_ascii=False))
