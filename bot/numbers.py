@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 
-def _terminates(value: Fraction) -> bool:
-    d = value.denominator
+def _terminates(denominator: int) -> bool:
+    d = denominator
     for p in (2, 5):
         while d % p == 0:
             d //= p
@@ -16,18 +17,26 @@ def _terminates(value: Fraction) -> bool:
 
 def fmt(value: Fraction | int, *, signed: bool = False) -> str:
     """A decimal without trailing zeros; a non-terminating third is rounded to 2 places."""
-    if value.denominator == 1:  # most points are whole
-        whole = int(value)
-        return f"+{whole}" if signed and whole > 0 else str(whole)
-    value = Fraction(value)
-    if _terminates(value):
-        exact = Decimal(value.numerator) / Decimal(value.denominator)
-        text = format(exact.normalize(), "f") if exact != exact.to_integral() else str(int(exact))
-    else:
-        rounded = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
-            Decimal("0.01"), ROUND_HALF_EVEN
+    if type(value) is int:  # most points are whole
+        return f"+{value}" if signed and value > 0 else str(value)
+    return _fraction(value.numerator, value.denominator, signed)
+
+
+@lru_cache(maxsize=4096)
+def _fraction(numerator: int, denominator: int, signed: bool) -> str:
+    """`fmt` of a `Fraction` in lowest terms, by its terms: replies show the same few values
+    again and again (nets, balances), so the decimal arithmetic runs once for each."""
+    if denominator == 1:
+        return f"+{numerator}" if signed and numerator > 0 else str(numerator)
+    quotient = Decimal(numerator) / Decimal(denominator)
+    if _terminates(denominator):
+        text = (
+            format(quotient.normalize(), "f")
+            if quotient != quotient.to_integral()
+            else str(int(quotient))
         )
-        text = format(rounded, "f")
-    if signed and value > 0:
+    else:
+        text = format(quotient.quantize(Decimal("0.01"), ROUND_HALF_EVEN), "f")
+    if signed and numerator > 0:
         return "+" + text
     return text

@@ -176,9 +176,10 @@ class Service:
         self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         db = Sql(conn)
-        chat = chat_move.lock_followed(db, ctx.chat_id)
         self._prune(db)
-        season, earlier, table = chats.prologue(db, chat.id, ctx.thread_id, ctx.update_id)
+        chat, season, earlier, table = chat_move.lock_with_prologue(
+            db, ctx.chat_id, ctx.thread_id, ctx.update_id
+        )
         tx = Tx(db, chat, season, ctx, table_read=table, table_was_read=True)
         if earlier is not None:
             return Answer(self._repeat(tx, earlier[0]), chat.lang)

@@ -28,8 +28,14 @@ from fractions import Fraction
 from typing import Any
 
 from storage.gateway import marks, stats
-from storage.gateway.chats import get_chat, lock_chat, lock_chat_created
-from storage.rows import ChatRow
+from storage.gateway.chats import (
+    get_chat,
+    lock_chat,
+    lock_chat_created,
+    prologue,
+    prologue_with_chat,
+)
+from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Sql, placeholders
 
 log = logging.getLogger(__name__)
@@ -55,6 +61,18 @@ def lock_followed(db: Sql, chat_id: int) -> ChatRow:
     db.run("DELETE FROM chat WHERE id = ?", (chat_id,))
     log.info("a write for chat %s goes to %s, which it became", chat_id, target)
     return lock_chat(db, target)
+
+
+def lock_with_prologue(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[ChatRow, SeasonRow, tuple[int | None] | None, TableRow | None]:
+    """What a write does first: `lock_followed`, then `chats.prologue` of the chat it locked.
+    On SQLite a chat that has its row (it did not move) is read with the prologue, in one
+    statement."""
+    if not db.pg and (found := prologue_with_chat(db, chat_id, thread_id, update_id)):
+        return found
+    chat = lock_followed(db, chat_id)
+    return chat, *prologue(db, chat.id, thread_id, update_id)
 
 
 def move_chat(db: Sql, old_id: int, new_id: int) -> str:

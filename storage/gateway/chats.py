@@ -11,6 +11,7 @@ from storage.rows import ChatRow, SeasonRow, TableRow
 from storage.sql import Row, Sql
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, tz"
+CHAT_WIDTH = len(CHAT.split(", "))
 SEASON = "id, number, opened_at, archived_at"
 IN_PLAY = "chat_id = ? AND archived_at IS NULL ORDER BY number DESC LIMIT 1"  # one season
 PROLOGUE = (  # a write's first read, under the chat's lock
@@ -18,6 +19,14 @@ PROLOGUE = (  # a write's first read, under the chat's lock
     f" FROM (SELECT 1) AS one LEFT JOIN season s ON s.id = (SELECT id FROM season WHERE {IN_PLAY})"
     " LEFT JOIN processed_update u ON u.update_id = ?"
     f" LEFT JOIN game_table t ON {OPEN_T}"
+)
+#: SQLite: the chat's row read with the prologue (see `prologue_with_chat`).
+PROLOGUE_WITH_CHAT = (
+    "SELECT "
+    + ", ".join(f"c.{column}" for column in CHAT.split(", "))
+    + ", "
+    + PROLOGUE.removeprefix("SELECT ")
+    + " LEFT JOIN chat c ON c.id = ?"
 )
 
 
@@ -124,6 +133,25 @@ def prologue(
     Asked under the chat's lock, so a concurrent delivery of the update has committed."""
     row = db.row(PROLOGUE, (chat_id, update_id, chat_id, thread_id))
     assert row is not None
+    return _prologue(db, chat_id, row)
+
+
+def prologue_with_chat(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[ChatRow, SeasonRow, tuple[int | None] | None, TableRow | None] | None:
+    """SQLite: the chat's row (locked: the writer holds the database's lock, see
+    `lock_chat_created`) and `prologue`, in one statement; None if the chat has no row yet."""
+    assert not db.pg
+    row = db.row(PROLOGUE_WITH_CHAT, (chat_id, update_id, chat_id, thread_id, chat_id))
+    assert row is not None
+    if row[0] is None:
+        return None
+    return _chat(row[:CHAT_WIDTH]), *_prologue(db, chat_id, row[CHAT_WIDTH:])
+
+
+def _prologue(
+    db: Sql, chat_id: int, row: Row
+) -> tuple[SeasonRow, tuple[int | None] | None, TableRow | None]:
     season = open_season(db, chat_id, 1) if row[0] is None else _season(db, row[:4])
     return season, None if row[4] is None else (row[5],), joined_table(db, row[6:])
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Connection, Engine
 
 from storage.db import read_transaction, write_transaction
-from storage.gateway import chats, stats, tables
+from storage.gateway import chat_move, chats, stats, tables
 from storage.gateway import ledger as book
 from storage.gateway import players as gateway_players
 from storage.group_commit import Transactions
@@ -101,6 +101,27 @@ def test_the_prologue_finds_the_season_the_claim_and_the_table(
         assert table is not None and table == tables.open_table(db, chat_id, 0)
         assert table.marathon and len(table.seats) == 3
         assert chats.prologue(db, chat_id, 77, None)[2] is None  # another topic: none open
+
+
+def test_the_write_reads_the_chat_with_the_prologue(engine: Engine, chat_id: int) -> None:
+    """SQLite reads the chat's row in the prologue's statement; a chat without a row yet is
+    created (`lock_followed`) first, on both databases. Each gives what the two steps give."""
+    update = 7_100_000_000 + chat_id
+    with write_transaction(engine) as db:
+        if not db.pg:
+            assert chats.prologue_with_chat(db, chat_id, 0, update) is None  # no row yet
+        chat, season, claim, table = chat_move.lock_with_prologue(db, chat_id, 0, update)
+        assert chat == chats.get_chat(db, chat_id)
+        assert season == chats.current_season(db, chat_id) and season.number == 1
+        assert claim is None and table is None
+        chats.claim_update(db, update, chat_id, None)
+    Chat(engine, chat_id).seat("510k3 marathon", "A", "B", "C")
+    with write_transaction(engine) as db:
+        again = chat_move.lock_with_prologue(db, chat_id, 0, update)
+        assert again == (chats.lock_chat(db, chat_id), *chats.prologue(db, chat_id, 0, update))
+        assert again[2] == (None,) and again[3] is not None
+        if not db.pg:
+            assert chats.prologue_with_chat(db, chat_id, 0, update) == again
 
 
 def _claims(engine: Engine, chat_id: int) -> int:

@@ -143,3 +143,10 @@ async def test_a_batch_waits_for_another_writer_without_blocking_the_loop(
     assert await asyncio.wait_for(write, 10) == 7
     assert chat_ids(sqlite_engine) == {7}
     assert await group.submit(add_chat(8)) == 8  # and the next batch takes the fast way again
+
+
+def test_the_savepoints_journal_stays_in_memory(sqlite_engine: Engine) -> None:
+    """A batch's savepoints keep their pages in memory, not in a temporary file (`storage.db`:
+    temp_store)."""
+    with sqlite_engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA temp_store").scalar() == 2  # MEMORY
