@@ -219,6 +219,10 @@ class PgBatches:
                 batch.sort(key=lambda job: job.chat_id)
                 try:
                     await asyncio.to_thread(self._run, batch)
+                except asyncio.CancelledError:  # the bot stops: the batch's end is not known
+                    for job in batch:
+                        job.future.cancel()
+                    raise
                 finally:
                     for job in batch:
                         job.settle()
