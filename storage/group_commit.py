@@ -60,7 +60,9 @@ def _pipelined(connection: Connection, work: Work[T]) -> T:
     finally:
         if driver.pgconn.transaction_status in _OPEN:  # `work` failed: nothing of it stays
             driver.execute("ROLLBACK")
-        if not driver.closed:
+        if driver.closed:  # lost: not given back to the pool (its reset would fail, logged)
+            connection.invalidate()
+        else:
             driver.autocommit = False
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from collections.abc import Iterator
 
@@ -16,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from bot.transient import is_transient
 from storage.db import make_engine
 from storage.gateway import chats
-from storage.group_commit import PgBatches, Work
+from storage.group_commit import PgBatches, Transactions, Work
 from storage.sql import Sql
 
 pytestmark = pytest.mark.postgres
@@ -157,3 +158,21 @@ async def test_two_processes_lock_the_same_chats_in_one_order(pg_url: str) -> No
     finally:
         for engine in engines:
             engine.dispose()
+
+
+def test_a_write_of_its_own_on_a_lost_connection_leaves_it(
+    pg: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`Transactions.run` (the outbox's writes): the lost connection is thrown away, not reset
+    by the pool (which would log a traceback), and the next write gets a new one."""
+
+    def lose(conn: Connection) -> int:
+        terminate(pg, backend(conn))
+        return backend(conn)
+
+    transactions = Transactions(pg)
+    with caplog.at_level(logging.ERROR), pytest.raises(Exception) as lost:
+        transactions.run(lose)
+    assert is_transient(lost.value)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert transactions.run(backend) > 0
