@@ -53,7 +53,7 @@ from service.unit import Tx
 from storage.db import read_transaction, write_transaction, writer
 from storage.gateway import app_links, chat_move, chats
 from storage.gateway import ledger as book
-from storage.group_commit import Transactions, group_commit
+from storage.group_commit import Transactions, group_commit, pg_batches
 from storage.sql import Sql
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
@@ -95,6 +95,7 @@ class Service:
         self.engine = engine
         self._transactions = Transactions(engine)
         self._group_commit = group_commit(engine)
+        self._batches = pg_batches(engine)
         self._pruned_at: float | None = None
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
@@ -109,14 +110,19 @@ class Service:
         return self._read(ctx, request)
 
     async def perform(self, ctx: Ctx, request: Request) -> Answer:
-        """`answer`, awaited from the event loop: on SQLite a write joins the group commit
-        (`storage.group_commit`); anything else runs in a worker thread."""
+        """`answer`, awaited from the event loop: a write joins the group commit (SQLite) or
+        the next batch (PostgreSQL; `storage.group_commit`); a read runs in a worker thread."""
         use_case = WRITES.get(type(request))
-        if use_case is None or self._group_commit is None:
-            return await asyncio.to_thread(self.answer, ctx, request)
-        return await self._group_commit.submit(
-            lambda conn: self._apply(conn, ctx, request, use_case)
-        )
+        if use_case is None:
+            return await asyncio.to_thread(self._read, ctx, request)
+
+        def work(conn: Connection) -> Answer:
+            return self._apply(conn, ctx, request, use_case)
+
+        if self._batches is not None:
+            return await self._batches.submit(ctx.chat_id, work)
+        assert self._group_commit is not None  # the other database: SQLite
+        return await self._group_commit.submit(work)
 
     async def write(self, work: Callable[[Sql], T]) -> T:
         """A write of the bot's own (its outbox), in its own transaction; on SQLite it joins
@@ -126,9 +132,11 @@ class Service:
         return await self._group_commit.submit(lambda conn: work(Sql(conn)))
 
     def close(self) -> None:
-        """Release the group commit's connection (the bot is stopping)."""
+        """Release the group commit's or the batches' connection (the bot is stopping)."""
         if self._group_commit is not None:
             self._group_commit.close()
+        if self._batches is not None:
+            self._batches.close()
 
     def chat_language(self, chat_id: int) -> str | None:
         """The chat's chosen language, if it set one."""

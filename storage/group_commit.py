@@ -1,4 +1,5 @@
-"""Write transactions: one per write, or group commit for the bot on SQLite.
+"""Write transactions: one per write, or the bot's batched: group commit on SQLite, `PgBatches`
+on PostgreSQL (below).
 
 SQLite lets one writer in at a time and every commit waits for the disk (an fsync, 0.2–5 ms
 here). Writers that each commit alone queue behind each other's fsync, a waiting writer sleeps
@@ -59,7 +60,9 @@ def _pipelined(connection: Connection, work: Work[T]) -> T:
     finally:
         if driver.pgconn.transaction_status in _OPEN:  # `work` failed: nothing of it stays
             driver.execute("ROLLBACK")
-        if not driver.closed:
+        if driver.closed:  # lost: not given back to the pool (its reset would fail, logged)
+            connection.invalidate()
+        else:
             driver.autocommit = False
 
 
@@ -172,6 +175,136 @@ async def _begin(connection: Connection, driver: Any) -> None:
             driver.execute("PRAGMA busy_timeout = 0")
 
 
+class _ChatJob(_Job[T]):
+    __slots__ = ("chat_id",)
+
+    def __init__(self, chat_id: int, work: Work[T], future: asyncio.Future[T]) -> None:
+        super().__init__(work, future)
+        self.chat_id = chat_id
+
+
+class PgBatches:
+    """The bot's writes on PostgreSQL, batched: the writes that came while a batch ran make the
+    next one, run in one worker-thread hop on a connection the queue keeps (no pool checkout
+    and pre-ping per write): one transaction, each write in its own savepoint (a failing one is
+    rolled back alone), one commit (one WAL flush). A write's caller resumes after the commit.
+
+    Deadlocks: every write locks its chat's row first, and all it touches then is the chat's
+    own (its seasons, players, tables, ledger, stats; its update's claim, taken under the chat's
+    lock). A batch runs its writes ordered by chat id (stably: one chat's keep their order), so
+    two batches, in any processes, take chat locks in the same order and no cycle forms. The
+    pruning of old update ids skips rows another transaction holds, so it never waits. A chat
+    that moved is locked at its new id, out of that order: should that close a cycle, the
+    server breaks it and only the write it picks fails, in its savepoint, transiently (retried
+    as any lost connection is). The outbox's writes (`Service.write`) are not batched."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = writer(engine)
+        self._pending: list[_ChatJob[Any]] = []
+        self._drain: asyncio.Task[None] | None = None
+        self._connection: Connection | None = None
+
+    async def submit(self, chat_id: int, work: Work[T]) -> T:
+        """Run `work` (which locks chat `chat_id` first) in the next batch; returns once that
+        batch is committed."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._pending.append(_ChatJob(chat_id, work, future))
+        if self._drain is None:
+            self._drain = loop.create_task(self._drain_pending())
+        return await future
+
+    async def _drain_pending(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                batch.sort(key=lambda job: job.chat_id)
+                try:
+                    await asyncio.to_thread(self._run, batch)
+                except asyncio.CancelledError:  # the bot stops: the batch's end is not known
+                    for job in batch:
+                        job.future.cancel()
+                    raise
+                finally:
+                    for job in batch:
+                        job.settle()
+        finally:
+            self._drain = None
+
+    def close(self) -> None:
+        """Give the queue's connection back (when the bot stops)."""
+        if self._connection is not None:
+            self._leave(self._connection)
+
+    def _run(self, batch: list[_ChatJob[Any]], again: bool = True) -> None:
+        """The batch, in a worker thread. Each write is pipelined (see `_pipelined`) and synced
+        at its end, so an error of its queued statements is its own, not the next write's.
+        The batch's own statements are never prepared: psycopg takes a ROLLBACK TO for a
+        ROLLBACK and deallocates every prepared statement, in the middle of the next pipeline
+        (the server keeps them: they do not belong to transactions). A kept connection found
+        lost before the COMMIT was sent (the server restarted since the last batch: what the
+        pool's pre-ping hid) is replaced and the batch run again, once."""
+        kept, committing = self._connection is not None, False
+        try:
+            connection = self._writer_connection()
+            driver: Any = connection.connection.driver_connection
+            for n, job in enumerate(batch):
+                try:
+                    with driver.pipeline():  # its end waits for the write's last result
+                        if n == 0:
+                            driver.execute("BEGIN", prepare=False)
+                        driver.execute("SAVEPOINT job", prepare=False)
+                        job.result = job.work(connection)
+                        driver.execute("RELEASE job", prepare=False)
+                except Exception as err:
+                    job.result, job.error = None, err
+                    driver.execute("ROLLBACK TO job", prepare=False)  # fails if the link is lost
+                    driver.execute("RELEASE job", prepare=False)
+            committing = True
+            driver.execute("COMMIT", prepare=False)
+        except BaseException as err:  # nothing of the batch was written
+            lost = False
+            if self._connection is not None:
+                lost = self._connection.connection.driver_connection.closed  # type: ignore[union-attr]
+                self._leave(self._connection, invalidate=True)
+            if again and kept and lost and not committing and isinstance(err, Exception):
+                for job in batch:
+                    job.result = job.error = None
+                self._run(batch, again=False)
+                return
+            for job in batch:
+                job.result, job.error = None, job.error or err
+            if not isinstance(err, Exception):
+                raise
+
+    def _writer_connection(self) -> Connection:
+        """The queue's connection, kept from batch to batch (checked and pinged once, when
+        taken), in autocommit: BEGIN and COMMIT are sent as statements."""
+        if self._connection is None:
+            connection = self._engine.connect()
+            driver: Any = connection.connection.driver_connection
+            driver.autocommit = True
+            self._connection = connection
+        return self._connection
+
+    def _leave(self, connection: Connection, invalidate: bool = False) -> None:
+        """Drop the queue's connection: a broken one (or one left in a failed batch) is thrown
+        away, and the next batch connects afresh."""
+        self._connection = None
+        if invalidate:
+            connection.invalidate()
+        else:
+            driver: Any = connection.connection.driver_connection
+            if not driver.closed:
+                driver.autocommit = False
+        connection.close()
+
+
 def group_commit(engine: Engine) -> GroupCommit | None:
-    """Group commit where it pays: SQLite. PostgreSQL takes concurrent transactions itself."""
+    """Group commit on the event loop where it pays: SQLite."""
     return GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+
+
+def pg_batches(engine: Engine) -> PgBatches | None:
+    """Batched writes on PostgreSQL."""
+    return PgBatches(engine) if engine.dialect.name == "postgresql" else None

@@ -102,10 +102,13 @@ def claim_update(db: Sql, update_id: int, chat_id: int, event_id: int | None) ->
 
 def prune_updates(db: Sql, older_than: timedelta) -> None:
     """Forget processed update ids older than `older_than` (Telegram reuses ids after a
-    week without updates; it redelivers for a day at most)."""
-    db.run(
-        "DELETE FROM processed_update WHERE processed_at < ?", (db.when(db.moment - older_than),)
-    )
+    week without updates; it redelivers for a day at most). PostgreSQL: rows another
+    transaction holds (pruning too) are left for later, so a write never waits here."""
+    old = "processed_at < ?"
+    if db.pg:
+        old = f"update_id IN (SELECT update_id FROM processed_update WHERE {old}"
+        old += " FOR UPDATE SKIP LOCKED)"
+    db.run(f"DELETE FROM processed_update WHERE {old}", (db.when(db.moment - older_than),))
 
 
 def _season(db: Sql, row: Row) -> SeasonRow:

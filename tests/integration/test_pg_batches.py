@@ -1,0 +1,178 @@
+"""Batched writes on PostgreSQL (`storage.group_commit.PgBatches`): concurrent writes share one
+transaction and one commit, each stays atomic on its own, two processes' batches over the same
+chats do not deadlock, and a lost connection fails its batch transiently, the next reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+
+from bot.transient import is_transient
+from storage.db import make_engine
+from storage.gateway import chats
+from storage.group_commit import PgBatches, Transactions, Work
+from storage.sql import Sql
+
+pytestmark = pytest.mark.postgres
+_ids = itertools.count(-7_000_001, -1)
+
+
+@pytest.fixture
+def pg(pg_url: str) -> Iterator[Engine]:
+    engine = make_engine(pg_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def add_chat(chat_id: int, *, fail: bool = False) -> Work[int]:
+    def work(conn: Connection) -> int:
+        Sql(conn).run("INSERT INTO chat (id) VALUES (?)", (chat_id,))  # queued, not read
+        if fail:
+            raise ValueError(chat_id)
+        return chat_id
+
+    return work
+
+
+def existing(engine: Engine, ids: list[int]) -> set[int]:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT id FROM chat WHERE id = ANY(:ids)"), {"ids": ids})
+        return {row[0] for row in rows}
+
+
+def transaction(conn: Connection) -> int:
+    row = Sql(conn).row("SELECT txid_current()")
+    assert row is not None
+    return int(row[0])
+
+
+async def test_writes_share_a_transaction_and_fail_alone(pg: Engine) -> None:
+    ids = [next(_ids) for _ in range(12)]
+    taken = ids[4]
+    batches = PgBatches(pg)
+    await batches.submit(taken, add_chat(taken))
+    results = await asyncio.gather(
+        *(batches.submit(i, add_chat(i, fail=n % 3 == 0)) for n, i in enumerate(ids)),
+        return_exceptions=True,
+    )
+    # ValueError: raised by the write; the taken id's error is its own queued INSERT's.
+    failed = {i for n, i in enumerate(ids) if n % 3 == 0} | {taken}
+    assert {i for i, r in zip(ids, results, strict=True) if isinstance(r, Exception)} == failed
+    assert "duplicate key" in str(results[4])
+    assert [r for r in results if not isinstance(r, Exception)] == [
+        i for i in ids if i not in failed
+    ]
+    assert existing(pg, ids) == (set(ids) - failed) | {taken}
+    batches.close()
+
+
+async def test_writes_queued_together_share_one_transaction(pg: Engine) -> None:
+    batches = PgBatches(pg)
+    seen = await asyncio.gather(*(batches.submit(i, transaction) for i in range(5)))
+    assert len(set(seen)) == 1
+    assert await batches.submit(0, transaction) != seen[0]  # a later write: the next batch
+    batches.close()
+
+
+def backend(conn: Connection) -> int:
+    row = Sql(conn).row("SELECT pg_backend_pid()")
+    assert row is not None
+    return int(row[0])
+
+
+def terminate(engine: Engine, pid: int) -> None:
+    with engine.connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        admin.commit()
+
+
+async def test_a_connection_lost_in_a_batch_fails_it_transiently_and_the_next_reconnects(
+    pg: Engine,
+) -> None:
+    def lose(conn: Connection) -> int:
+        terminate(pg, backend(conn))
+        return backend(conn)
+
+    batches = PgBatches(pg)
+    first = await batches.submit(0, backend)
+    lost = next(_ids)
+    results = await asyncio.gather(
+        batches.submit(lost, add_chat(lost)), batches.submit(lost, lose), return_exceptions=True
+    )
+    assert all(isinstance(r, Exception) and is_transient(r) for r in results), results
+    assert existing(pg, [lost]) == set()
+    again = next(_ids)
+    assert await batches.submit(again, add_chat(again)) == again
+    assert await batches.submit(0, backend) != first
+    batches.close()
+
+
+async def test_a_connection_lost_between_batches_is_replaced_unnoticed(pg: Engine) -> None:
+    """The server restarted since the last batch (as the pool's pre-ping would hide)."""
+    batches = PgBatches(pg)
+    first = await batches.submit(0, backend)
+    terminate(pg, first)
+    chat = next(_ids)
+    assert await batches.submit(chat, add_chat(chat)) == chat
+    assert existing(pg, [chat]) == {chat}
+    assert await batches.submit(0, backend) != first
+    batches.close()
+
+
+async def test_two_processes_lock_the_same_chats_in_one_order(pg_url: str) -> None:
+    """Two queues (two bot processes) get writes for the same two chats in opposite orders;
+    each write holds its chat while the other queue's batch runs: run in chat id order, the
+    second batch waits for the first instead of deadlocking."""
+    low, high = sorted(next(_ids) for _ in range(2))
+    engines = [make_engine(pg_url) for _ in range(2)]
+    try:
+
+        def hold(chat_id: int) -> Work[int]:
+            def work(conn: Connection) -> int:
+                chats.lock_chat(Sql(conn), chat_id)
+                time.sleep(0.3)  # the other queue's batch starts meanwhile
+                return chat_id
+
+            return work
+
+        one, two = PgBatches(engines[0]), PgBatches(engines[1])
+        results = await asyncio.gather(
+            one.submit(low, hold(low)),
+            two.submit(high, hold(high)),
+            one.submit(high, hold(high)),
+            two.submit(low, hold(low)),
+            return_exceptions=True,
+        )
+        assert results == [low, high, high, low]
+        one.close()
+        two.close()
+    finally:
+        for engine in engines:
+            engine.dispose()
+
+
+def test_a_write_of_its_own_on_a_lost_connection_leaves_it(
+    pg: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`Transactions.run` (the outbox's writes): the lost connection is thrown away, not reset
+    by the pool (which would log a traceback), and the next write gets a new one."""
+
+    def lose(conn: Connection) -> int:
+        terminate(pg, backend(conn))
+        return backend(conn)
+
+    transactions = Transactions(pg)
+    with caplog.at_level(logging.ERROR), pytest.raises(Exception) as lost:
+        transactions.run(lose)
+    assert is_transient(lost.value)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert transactions.run(backend) > 0
