@@ -16,14 +16,12 @@ from scoring.free import round_scores, transfer
 from scoring.games import EventKind, Game, free_unit
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import fresh_view, record
+from service.ledger import fresh_view, pay_out, record
 from service.records import points
 from service.replies import Recorded
 from service.requests import Pay, Score
 from service.tables import require_table
 from service.unit import Tx
-from storage.gateway import ledger as book
-from storage.gateway import stats
 from storage.rows import PlayerRow, TableRow, TransferRow
 
 USAGE_S = "/s A+30 B-10 C"  # no words to translate
@@ -107,16 +105,6 @@ def _record(
             for pid, amount in net.items()
             if amount
         ]
-    after = book.add_transfers(
-        tx.db,
-        event.id,
-        transfers,
-        season_id=tx.season.id,
-        unit=unit,
-        seated=table.seats,
-        balances=balances,
-    )
-    if kind is EventKind.HAND:  # a round counts in /stats; a transfer moves balances only
-        stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
+    after = pay_out(tx, table, event, transfers, unit=unit, balances=balances)
     view = fresh_view(event, transfers, people)
     return Recorded(view=view, totals=tuple((p.name, after[p.id]) for p in people))

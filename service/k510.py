@@ -12,14 +12,13 @@ from scoring.k510 import marathon_add, marathon_finished, score_hand, score_mara
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import fresh_view, record
+from service.ledger import fresh_view, pay_out, record
 from service.records import as_record, points
 from service.replies import Progress, Recorded
 from service.requests import Report
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import stats
 from storage.rows import PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.K510
@@ -53,16 +52,7 @@ def report(tx: Tx, req: Report) -> Recorded:
         data["result"] = _result_data(result)
     event = record(tx, table, EventKind.HAND, data)
     transfers = [] if result is None else _transfers(tx, table, result)
-    book.add_transfers(
-        tx.db,
-        event.id,
-        transfers,
-        season_id=tx.season.id,
-        unit=UNIT,
-        seated=table.seats,
-        balances=balances,
-    )
-    stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
+    pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from scoring.games import EventKind, Game
@@ -187,6 +188,32 @@ def _check(tx: Tx, event: EventRow | None) -> EventRow:
     if (here is None or event.table_id != here.id) and not tx.ctx.is_admin:
         raise Forbidden(N_("That record belongs to another table; only group admins can undo it."))
     return event
+
+
+def pay_out(
+    tx: Tx,
+    table: TableRow,
+    event: EventRow,
+    transfers: Sequence[TransferRow],
+    *,
+    unit: str,
+    balances: Mapping[int, Fraction | int | None],
+) -> dict[int, Fraction | int]:
+    """A record's payments written and the season's balances moved by them (`balances`: the
+    seated players' before, `seated_with_balances`); a hand or round also counts in /stats, a
+    transfer in the balances only. Returns the balances after it, by player id."""
+    after = book.add_transfers(
+        tx.db,
+        event.id,
+        transfers,
+        season_id=tx.season.id,
+        unit=unit,
+        seated=table.seats,
+        balances=balances,
+    )
+    if event.kind == EventKind.HAND:
+        stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)
+    return after
 
 
 def record(tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any]) -> EventRow:

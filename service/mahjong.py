@@ -26,14 +26,14 @@ from scoring.mahjong_model import (
 )
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import fresh_view, record
+from service.ledger import fresh_view, pay_out, record
 from service.records import as_record
 from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import stats, tables
+from storage.gateway import tables
 from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
@@ -96,16 +96,7 @@ def _settle(
     }
     event = record(tx, table, EventKind.HAND, data)
     transfers = _transfers(tx, table, result)
-    book.add_transfers(
-        tx.db,
-        event.id,
-        transfers,
-        season_id=tx.season.id,
-        unit=UNIT,
-        seated=table.seats,
-        balances=balances,
-    )
-    stats.count_hand(tx.db, tx.season.id, table.game, data, transfers)
+    pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)

@@ -83,13 +83,40 @@ class _Job(Generic[T]):
             self.future.set_result(self.result)  # type: ignore[arg-type]
 
 
-class GroupCommit:
+J = TypeVar("J", bound=_Job[Any])
+
+
+class _Batches(Generic[J]):
+    """Jobs queued on the event loop: those that come while a batch runs make the next one
+    (`_commit`, which settles every job of its batch)."""
+
+    def __init__(self) -> None:
+        self._pending: list[J] = []
+        self._drain: asyncio.Task[None] | None = None
+
+    def _queue(self, job: J) -> None:
+        self._pending.append(job)
+        if self._drain is None:
+            self._drain = asyncio.get_running_loop().create_task(self._drain_pending())
+
+    async def _drain_pending(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                await self._commit(batch)
+        finally:
+            self._drain = None
+
+    async def _commit(self, batch: list[J]) -> None:
+        raise NotImplementedError
+
+
+class GroupCommit(_Batches[_Job[Any]]):
     """Writes from the event loop, batched into shared transactions (SQLite)."""
 
     def __init__(self, engine: Engine) -> None:
+        super().__init__()
         self._engine = writer(engine)
-        self._pending: list[_Job[Any]] = []
-        self._drain: asyncio.Task[None] | None = None
         self._connection: Connection | None = None
 
     def _writer_connection(self) -> Connection:
@@ -111,20 +138,9 @@ class GroupCommit:
 
     async def submit(self, work: Work[T]) -> T:
         """Run `work` in the next batch; returns once that batch is committed."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._pending.append(_Job(work, future))
-        if self._drain is None:
-            self._drain = loop.create_task(self._drain_pending())
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue(_Job(work, future))
         return await future
-
-    async def _drain_pending(self) -> None:
-        try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                await self._commit(batch)
-        finally:
-            self._drain = None
 
     async def _commit(self, batch: list[_Job[Any]]) -> None:
         try:
@@ -183,7 +199,7 @@ class _ChatJob(_Job[T]):
         self.chat_id = chat_id
 
 
-class PgBatches:
+class PgBatches(_Batches[_ChatJob[Any]]):
     """The bot's writes on PostgreSQL, batched: the writes that came while a batch ran make the
     next one, run in one worker-thread hop on a connection the queue keeps (no pool checkout
     and pre-ping per write): one transaction, each write in its own savepoint (a failing one is
@@ -199,37 +215,28 @@ class PgBatches:
     as any lost connection is). The outbox's writes (`Service.write`) are not batched."""
 
     def __init__(self, engine: Engine) -> None:
+        super().__init__()
         self._engine = writer(engine)
-        self._pending: list[_ChatJob[Any]] = []
-        self._drain: asyncio.Task[None] | None = None
         self._connection: Connection | None = None
 
     async def submit(self, chat_id: int, work: Work[T]) -> T:
         """Run `work` (which locks chat `chat_id` first) in the next batch; returns once that
         batch is committed."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._pending.append(_ChatJob(chat_id, work, future))
-        if self._drain is None:
-            self._drain = loop.create_task(self._drain_pending())
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue(_ChatJob(chat_id, work, future))
         return await future
 
-    async def _drain_pending(self) -> None:
+    async def _commit(self, batch: list[_ChatJob[Any]]) -> None:
+        batch.sort(key=lambda job: job.chat_id)
         try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                batch.sort(key=lambda job: job.chat_id)
-                try:
-                    await asyncio.to_thread(self._run, batch)
-                except asyncio.CancelledError:  # the bot stops: the batch's end is not known
-                    for job in batch:
-                        job.future.cancel()
-                    raise
-                finally:
-                    for job in batch:
-                        job.settle()
+            await asyncio.to_thread(self._run, batch)
+        except asyncio.CancelledError:  # the bot stops: the batch's end is not known
+            for job in batch:
+                job.future.cancel()
+            raise
         finally:
-            self._drain = None
+            for job in batch:
+                job.settle()
 
     def close(self) -> None:
         """Give the queue's connection back (when the bot stops)."""
