@@ -10,6 +10,12 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
 
+def exact_amount(text: str) -> Fraction | int:
+    """A stored amount ("45/2" or "-3") for arithmetic: whole numbers stay ints (exact, and
+    cheaper to add up)."""
+    return Fraction(text) if "/" in text else int(text)
+
+
 class FractionType(TypeDecorator[Fraction]):
     """A `Fraction` kept exactly as "numerator/denominator" text (or a plain integer)."""
 

@@ -12,6 +12,7 @@ from storage.gateway import chats, marks
 from storage.gateway.players import PLAYER
 from storage.rows import BalanceRow, ChatRow, EventRow, PlayerRow, TransferRow
 from storage.sql import Row, Sql, Statement, insert_rows, placeholders
+from storage.types import exact_amount
 
 EVENT = (
     "id, chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
@@ -281,11 +282,6 @@ def _deltas(
     return deltas
 
 
-def _exact(text: str) -> Fraction | int:
-    """A stored amount ("45/2" or "-3"); whole numbers stay ints (exact, and cheaper)."""
-    return Fraction(text) if "/" in text else int(text)
-
-
 def _move_balances(
     db: Sql, season_id: int, unit: str, deltas: Mapping[int, Fraction | int]
 ) -> None:
@@ -311,7 +307,7 @@ def _moved_balances(
             f" AND player_id IN ({placeholders(len(unknown))})",
             (season_id, unit, *unknown),
         )
-        have.update((pid, _exact(amount)) for pid, amount in rows)
+        have.update((pid, exact_amount(amount)) for pid, amount in rows)
     after = {pid: have.get(pid, 0) + delta for pid, delta in deltas.items()}
     upsert = insert_rows(
         "balance (season_id, player_id, unit, amount)",
@@ -338,7 +334,7 @@ def seated_with_balances(
     found = {row[0]: row for row in rows}
     return (
         [PlayerRow(*found[pid][:-1]) for pid in seats],
-        {pid: None if found[pid][-1] is None else _exact(found[pid][-1]) for pid in seats},
+        {pid: None if found[pid][-1] is None else exact_amount(found[pid][-1]) for pid in seats},
     )
 
 
@@ -363,7 +359,7 @@ def stream_live_payments(
         " ORDER BY e.seq, t.id",
         (season_id, *(k.value for k in NUMBERED)),
     ):
-        yield event_id, game, unit, payer, payee, None if amount is None else _exact(amount)
+        yield event_id, game, unit, payer, payee, None if amount is None else exact_amount(amount)
 
 
 def export_size(db: Sql, season_id: int) -> tuple[int, int, range]:

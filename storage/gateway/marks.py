@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from scoring.games import EventKind, Game
 from storage.sql import Sql, placeholders
+from storage.types import exact_amount
 
 MARK_EVERY = 20  # chat events: one INSERT … SELECT per 20 events, nothing in between
 RECORDS = (EventKind.HAND.value, EventKind.PAY.value)  # what moves balances
@@ -71,7 +72,7 @@ def marked_balances(
             f" AND seq IN ({placeholders(len(chunk))})",
             (season_id, *chunk),
         ):
-            yield seq, unit, pid, _exact(amount)
+            yield seq, unit, pid, exact_amount(amount)
 
 
 Undone = tuple[int, int, str, dict[int, Fraction | int]]  # seq, undo's seq, unit, nets
@@ -92,7 +93,7 @@ def undone_after(db: Sql, season_id: int) -> list[Undone]:
         net = nets.setdefault((seq, undo_seq, unit or unit_of(game)), defaultdict(int))
         if amount is None:  # a hand without payments (a drawn hand) counted all the same
             continue
-        value = _exact(amount)
+        value = exact_amount(amount)
         if payer is not None:
             net[payer] -= value
         if payee is not None:
@@ -147,7 +148,7 @@ def fill(db: Sql, season_id: int) -> None:
                     _write(db, rows)
             current = (event_id, kind, undone_by, unit or unit_of(game), defaultdict(int))
         if amount is not None:
-            value = _exact(amount)
+            value = exact_amount(amount)
             if payer is not None:
                 current[4][payer] -= value
             if payee is not None:
@@ -176,8 +177,3 @@ def _write(db: Sql, rows: list[tuple[int, int, str, int, str, int]]) -> None:
 def unit_of(game: str) -> str:
     """The unit of a record without payments: its game's (a free round always has some)."""
     return Game(game).unit.value
-
-
-def _exact(text: str) -> Fraction | int:
-    """A stored amount ("45/2" or "-3"); whole numbers stay ints (exact, and cheaper)."""
-    return Fraction(text) if "/" in text else int(text)
