@@ -39,6 +39,7 @@ from sqlalchemy.engine import Engine
 
 from bench import ledger
 from bench.harness import Driver, Message, bot_driver, migrated_engine, players
+from bench.history import copy_database, play
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
 from bot.offline import Chat
@@ -130,25 +131,9 @@ class CommandsResult:
         }
 
 
-def _copy_database(source: Path, target: Path) -> None:
-    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst)
-
-
-async def _play(path: Path, messages: list[Message]) -> None:
-    url = f"sqlite:///{path}"
-    engine = migrated_engine(url)
-    driver = await bot_driver(engine, url, CHATS)
-    try:
-        await driver.run(driver.prepare(messages))
-    finally:
-        await driver.close()
-        engine.dispose()
-
-
 def build(workdir: Path, big_hands: int) -> tuple[Path, Path, int]:
     small, big = workdir / "commands-small.sqlite3", workdir / "commands-big.sqlite3"
-    _copy_database(small, big)
+    copy_database(small, big)
     times = max(1, big_hands // SMALL_HANDS)
     engine = migrated_engine(f"sqlite:///{big}")
     try:
@@ -269,7 +254,7 @@ async def _heavy(
 
 async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> CommandsResult:
     start = time.perf_counter()
-    await _play(workdir / "commands-small.sqlite3", history())
+    await play(workdir / "commands-small.sqlite3", history(), CHATS)
     small_path, big_path, hands = build(workdir, big_hands)
     build_s = time.perf_counter() - start
     urls = [f"sqlite:///{p}" for p in (small_path, big_path)]

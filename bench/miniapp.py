@@ -23,7 +23,8 @@ from pathlib import Path
 import httpx
 
 from bench.harness import migrated_engine, new_api, players
-from bench.standings import CHAT, SMALL_HANDS, _play, build, history
+from bench.history import play
+from bench.standings import CHAT, SMALL_HANDS, build, history
 from bench.timing import median
 from bot.app import build_application
 from bot.miniapp import auth
@@ -95,7 +96,7 @@ async def measure(path: Path, reps: int = REPS) -> dict[str, float | int]:
 async def main(hands: int) -> dict[str, float | int]:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        await _play(workdir / "small.sqlite3", history(SMALL_HANDS))
+        await play(workdir / "small.sqlite3", history(SMALL_HANDS), [CHAT])
         _, big, played = build(workdir, hands)
         return {"hands": played} | await measure(big)
 

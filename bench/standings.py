@@ -9,7 +9,6 @@ Application; the ratio of the medians is reported.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from bench import ledger
 from bench.harness import Message, bot_driver, migrated_engine, players
-from bench.path import recorded_hands
+from bench.history import copy_database, play
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
 from bot.offline import Chat
@@ -68,25 +67,6 @@ def history(hands: int) -> list[Message]:
     return messages
 
 
-def _copy_database(source: Path, target: Path) -> None:
-    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst)
-
-
-async def _play(path: Path, messages: list[Message]) -> None:
-    url = f"sqlite:///{path}"
-    engine = migrated_engine(url)
-    driver = await bot_driver(engine, url, [CHAT])
-    try:
-        await driver.run(driver.prepare(messages))
-    finally:
-        await driver.close()
-    played = recorded_hands(engine)
-    engine.dispose()
-    if played != hand_count(messages):
-        raise RuntimeError(f"history: {played} of {hand_count(messages)} hands recorded")
-
-
 def _balances(path: Path) -> dict[tuple[str, str], Fraction]:
     engine = migrated_engine(f"sqlite:///{path}")
     try:
@@ -101,7 +81,7 @@ def build(workdir: Path, big_hands: int) -> tuple[Path, Path, int]:
     Check: every balance of the big chat is ``times`` × the small chat's (the copies are exact).
     """
     small, big = workdir / "small.sqlite3", workdir / "big.sqlite3"
-    _copy_database(small, big)
+    copy_database(small, big)
     times = max(1, big_hands // SMALL_HANDS)
     engine = migrated_engine(f"sqlite:///{big}")
     try:
@@ -142,7 +122,7 @@ async def _alternate(paths: tuple[Path, Path], reps: int) -> tuple[list[float], 
 async def measure_standings(workdir: Path, *, big_hands: int, reps: int) -> StandingsResult:
     """Median /standings time with ``big_hands`` of history over the same with 100."""
     start = time.perf_counter()
-    await _play(workdir / "small.sqlite3", history(SMALL_HANDS))
+    await play(workdir / "small.sqlite3", history(SMALL_HANDS), [CHAT])
     small_path, big_path, hands = build(workdir, big_hands)
     build_s = time.perf_counter() - start
     small, big = await _alternate((small_path, big_path), reps)
