@@ -24,7 +24,7 @@ Statement = tuple[str, Sequence[Any]]  # SQL and its parameters
 class Sql:
     """The raw connection of one transaction, with the dialect's few differences adapted."""
 
-    __slots__ = ("_conn", "_cursor", "_stamp", "engine", "moment", "pg")
+    __slots__ = ("_conn", "_cursor", "_second", "_stamp", "engine", "moment", "pg")
 
     def __init__(self, connection: Connection) -> None:
         driver: Any = connection.connection.driver_connection
@@ -39,6 +39,7 @@ class Sql:
         self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None
+        self._second: Any = None  # `two_reads`' second cursor, made when first needed
 
     def stamp(self) -> Any:
         """`moment` as stored (formatted once)."""
@@ -62,6 +63,19 @@ class Sql:
                 yield from batch
         finally:
             cursor.close()
+
+    def two_reads(self, first: Statement, then: Statement) -> tuple[Row | None, Row | None]:
+        """The first row of each of two statements. On PostgreSQL, in a pipelined transaction,
+        both are sent before either answer is awaited: one round trip. The server still runs
+        `then` after `first` has finished (any lock it waited for is held), with a snapshot of
+        its own, so `then` sees what committed meanwhile."""
+        if not self.pg:
+            return self.row(*first), self.row(*then)
+        if self._second is None:
+            self._second = _raw_cursor(self._conn)
+        self._cursor.execute(self._sql(first[0]), first[1])
+        self._second.execute(self._sql(then[0]), then[1])
+        return self._cursor.fetchone(), self._second.fetchone()
 
     def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         found: Row | None = self._cursor.execute(self._sql(sql), params).fetchone()

@@ -32,7 +32,9 @@ from storage.gateway.chats import (
     get_chat,
     lock_chat,
     lock_chat_created,
+    lock_with_prologue_row,
     prologue,
+    prologue_from,
     prologue_with_chat,
 )
 from storage.rows import ChatRow, SeasonRow, TableRow
@@ -53,24 +55,34 @@ def lock_followed(db: Sql, chat_id: int) -> ChatRow:
     """`chats.lock_chat`, but a chat that moved is locked at its new id. Only a chat row made
     just now is looked up (an existing chat did not move): no cost on the hot path."""
     chat, created = lock_chat_created(db, chat_id)
-    if not created:
-        return chat
-    target = moved_to(db, chat_id)
+    return _followed(db, chat, created) or chat
+
+
+def _followed(db: Sql, chat: ChatRow, created: bool) -> ChatRow | None:
+    """What `chat` (its row just locked; made now if `created`) moved to, locked; None if it did
+    not move. The row made for it is removed."""
+    target = moved_to(db, chat.id) if created else None
     if target is None:
-        return chat
-    db.run("DELETE FROM chat WHERE id = ?", (chat_id,))
-    log.info("a write for chat %s goes to %s, which it became", chat_id, target)
+        return None
+    db.run("DELETE FROM chat WHERE id = ?", (chat.id,))
+    log.info("a write for chat %s goes to %s, which it became", chat.id, target)
     return lock_chat(db, target)
 
 
 def lock_with_prologue(
     db: Sql, chat_id: int, thread_id: int, update_id: int | None
 ) -> tuple[ChatRow, SeasonRow, tuple[int | None] | None, TableRow | None]:
-    """What a write does first: `lock_followed`, then `chats.prologue` of the chat it locked.
-    On SQLite a chat that has its row (it did not move) is read with the prologue, in one
-    statement."""
-    if not db.pg and (found := prologue_with_chat(db, chat_id, thread_id, update_id)):
-        return found
+    """What a write does first: `lock_followed`, then `chats.prologue` of the chat it locked:
+    in one statement on SQLite (a chat that has its row: it did not move), in one round trip on
+    PostgreSQL (a chat that moved is read again at its new id)."""
+    if db.pg:
+        chat, created, row = lock_with_prologue_row(db, chat_id, thread_id, update_id)
+        target = _followed(db, chat, created)
+        if target is None:
+            return chat, *prologue_from(db, chat_id, row)
+        return target, *prologue(db, target.id, thread_id, update_id)
+    if found_with_chat := prologue_with_chat(db, chat_id, thread_id, update_id):
+        return found_with_chat
     chat = lock_followed(db, chat_id)
     return chat, *prologue(db, chat.id, thread_id, update_id)
 

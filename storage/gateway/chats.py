@@ -8,7 +8,7 @@ from fractions import Fraction
 from scoring.games import EventKind
 from storage.gateway.tables import OPEN_T, TABLE_T, joined_table
 from storage.rows import ChatRow, SeasonRow, TableRow
-from storage.sql import Row, Sql
+from storage.sql import Row, Sql, Statement
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, tz"
 CHAT_WIDTH = len(CHAT.split(", "))
@@ -56,13 +56,21 @@ def lock_chat_created(db: Sql, chat_id: int) -> tuple[ChatRow, bool]:
         found = get_chat(db, chat_id)
         if found is not None:
             return found, False
-    row = db.row(
+    row = db.row(*_lock_statement(db, chat_id))
+    assert row is not None
+    return _locked(row)
+
+
+def _lock_statement(db: Sql, chat_id: int) -> Statement:
+    return (
         "INSERT INTO chat (id) VALUES (?)"
         f" ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq RETURNING {CHAT}"
         + (", xmax = 0" if db.pg else ", 1"),
         (chat_id,),
     )
-    assert row is not None
+
+
+def _locked(row: Row) -> tuple[ChatRow, bool]:
     return _chat(row[:-1]), bool(row[-1])
 
 
@@ -136,7 +144,7 @@ def prologue(
     Asked under the chat's lock, so a concurrent delivery of the update has committed."""
     row = db.row(PROLOGUE, (chat_id, update_id, chat_id, thread_id))
     assert row is not None
-    return _prologue(db, chat_id, row)
+    return prologue_from(db, chat_id, row)
 
 
 def prologue_with_chat(
@@ -149,10 +157,23 @@ def prologue_with_chat(
     assert row is not None
     if row[0] is None:
         return None
-    return _chat(row[:CHAT_WIDTH]), *_prologue(db, chat_id, row[CHAT_WIDTH:])
+    return _chat(row[:CHAT_WIDTH]), *prologue_from(db, chat_id, row[CHAT_WIDTH:])
 
 
-def _prologue(
+def lock_with_prologue_row(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[ChatRow, bool, Row]:
+    """PostgreSQL: `lock_chat_created`, and `prologue`'s row (for `prologue_from`), in one round
+    trip (`Sql.two_reads`: the prologue runs once the lock is held, and sees what committed
+    before)."""
+    locked, row = db.two_reads(
+        _lock_statement(db, chat_id), (PROLOGUE, (chat_id, update_id, chat_id, thread_id))
+    )
+    assert locked is not None and row is not None
+    return *_locked(locked), row
+
+
+def prologue_from(
     db: Sql, chat_id: int, row: Row
 ) -> tuple[SeasonRow, tuple[int | None] | None, TableRow | None]:
     season = open_season(db, chat_id, 1) if row[0] is None else _season(db, row[:4])
