@@ -157,6 +157,8 @@ async def bot_driver(
         config, engine=engine, request=request, updates_request=OfflineRequest(api)
     )
     await app.initialize()
+    if app.post_init:  # as the product's polling loop, webhook and console start it
+        await app.post_init(app)
     await app.start()
     return Driver(api, app, serial, request if isinstance(request, LeanRequest) else None)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 
 from sqlalchemy.engine import Engine
@@ -80,8 +81,21 @@ async def set_menu(application: AnyApplication) -> None:
     await set_menu_button(application, application.bot_data["settings"])
 
 
+async def started(application: AnyApplication) -> None:
+    """After start-up (`post_init`): the command menu, then `gc.freeze()`. What start-up made
+    (modules, the Application, the engine: ~140,000 objects) lives as long as the process, yet
+    every full collection walked it: ~45 ms during which no chat was answered. Frozen, it is
+    never walked again; a full collection then takes under a millisecond."""
+    await set_menu(application)
+    gc.collect()  # start-up's garbage goes first: what is frozen is never freed
+    gc.freeze()
+
+
 async def close_service(application: AnyApplication) -> None:
+    """After shutdown (`post_shutdown`): the service lets go of its connections, and what
+    `started` froze is collectable again (a process that goes on, as tests do, frees it)."""
     application.bot_data["service"].close()
+    gc.unfreeze()
 
 
 def build_application(
@@ -101,7 +115,7 @@ def build_application(
     # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
     limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
     builder = builder.rate_limiter(CapturingLimiter(limiter))
-    builder = builder.post_init(set_menu).post_shutdown(close_service)
+    builder = builder.post_init(started).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["settings"] = config
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))

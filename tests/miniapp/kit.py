@@ -122,3 +122,4 @@ async def app_kit(engine: Engine) -> AsyncIterator[AppKit]:
             yield AppKit(api, app, f"http://127.0.0.1:{port}")
     finally:
         await app.shutdown()
+        await app.post_shutdown(app)

@@ -193,6 +193,8 @@ def make_bot(
         yield bot
     finally:
         loop.run_until_complete(app.shutdown())
+        if app.post_shutdown is not None:
+            loop.run_until_complete(app.post_shutdown(app))
         loop.close()
 
 
