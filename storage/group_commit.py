@@ -244,8 +244,7 @@ class PgBatches(_Batches[_ChatJob[Any]]):
             self._leave(self._connection)
 
     def _run(self, batch: list[_ChatJob[Any]], again: bool = True) -> None:
-        """The batch, in a worker thread. Each write is pipelined (see `_pipelined`) and synced
-        at its end, so an error of its queued statements is its own, not the next write's.
+        """The batch, in a worker thread: `_at_once`, or if a statement failed there, `_one_by_one`.
         The batch's own statements are never prepared: psycopg takes a ROLLBACK TO for a
         ROLLBACK and deallocates every prepared statement, in the middle of the next pipeline
         (the server keeps them: they do not belong to transactions). A kept connection found
@@ -255,18 +254,8 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         try:
             connection = self._writer_connection()
             driver: Any = connection.connection.driver_connection
-            for n, job in enumerate(batch):
-                try:
-                    with driver.pipeline():  # its end waits for the write's last result
-                        if n == 0:
-                            driver.execute("BEGIN", prepare=False)
-                        driver.execute("SAVEPOINT job", prepare=False)
-                        job.result = job.work(connection)
-                        driver.execute("RELEASE job", prepare=False)
-                except Exception as err:
-                    job.result, job.error = None, err
-                    driver.execute("ROLLBACK TO job", prepare=False)  # fails if the link is lost
-                    driver.execute("RELEASE job", prepare=False)
+            if not _at_once(driver, connection, batch):
+                _one_by_one(driver, connection, batch)
             committing = True
             driver.execute("COMMIT", prepare=False)
         except BaseException as err:  # nothing of the batch was written
@@ -305,6 +294,55 @@ class PgBatches(_Batches[_ChatJob[Any]]):
             if not driver.closed:
                 driver.autocommit = False
         connection.close()
+
+
+def _at_once(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) -> bool:
+    """The batch's writes in one pipeline (see `_pipelined`), each in its savepoint, synced at
+    the end only: a write's last statements go out with the next write's first, in one round
+    trip. A write that raises (bad input: a `ServiceError`) is rolled back to its savepoint.
+    True if no statement failed. The error of a statement shows at the next sync, perhaps in a
+    later write's read; then the whole transaction is rolled back, every job is cleared and
+    False is returned (for `_one_by_one`, which tells whose it was)."""
+    from psycopg import Error as DriverError
+
+    try:
+        with driver.pipeline():
+            driver.execute("BEGIN", prepare=False)
+            for job in batch:
+                driver.execute("SAVEPOINT job", prepare=False)
+                try:
+                    job.result = job.work(connection)
+                except DriverError:
+                    raise
+                except Exception as err:
+                    job.result, job.error = None, err
+                    driver.execute("ROLLBACK TO job", prepare=False)
+                driver.execute("RELEASE job", prepare=False)
+        return True
+    except DriverError:
+        if driver.closed:  # lost: `PgBatches._run` decides
+            raise
+        driver.execute("ROLLBACK", prepare=False)
+        for job in batch:
+            job.result = job.error = None
+        return False
+
+
+def _one_by_one(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) -> None:
+    """The batch again, each write pipelined and synced at its end, so the error of its queued
+    statements is its own, not the next write's: a failing write is rolled back alone."""
+    for n, job in enumerate(batch):
+        try:
+            with driver.pipeline():  # its end waits for the write's last result
+                if n == 0:
+                    driver.execute("BEGIN", prepare=False)
+                driver.execute("SAVEPOINT job", prepare=False)
+                job.result = job.work(connection)
+                driver.execute("RELEASE job", prepare=False)
+        except Exception as err:
+            job.result, job.error = None, err
+            driver.execute("ROLLBACK TO job", prepare=False)  # fails if the link is lost
+            driver.execute("RELEASE job", prepare=False)
 
 
 def group_commit(engine: Engine) -> GroupCommit | None:

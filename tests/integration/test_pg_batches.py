@@ -75,6 +75,29 @@ async def test_writes_share_a_transaction_and_fail_alone(pg: Engine) -> None:
     batches.close()
 
 
+async def test_an_error_that_shows_in_a_later_writes_read_is_still_its_own(pg: Engine) -> None:
+    """The batch runs in one pipeline synced at its end; a queued statement's error shows at
+    the next read, here the next write's. That write (and the others) must not fail for it."""
+    after, fresh, taken = next(_ids), next(_ids), next(_ids)  # taken runs first (ids in order)
+    batches = PgBatches(pg)
+    await batches.submit(taken, add_chat(taken))
+
+    def read_then_add(conn: Connection) -> int:
+        transaction(conn)  # a read: the earlier write's duplicate key arrives here first
+        return add_chat(after)(conn)
+
+    results = await asyncio.gather(
+        batches.submit(taken, add_chat(taken)),
+        batches.submit(fresh, add_chat(fresh)),
+        batches.submit(after, read_then_add),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], Exception) and "duplicate key" in str(results[0])
+    assert results[1:] == [fresh, after]
+    assert existing(pg, [taken, fresh, after]) == {taken, fresh, after}
+    batches.close()
+
+
 async def test_writes_queued_together_share_one_transaction(pg: Engine) -> None:
     batches = PgBatches(pg)
     seen = await asyncio.gather(*(batches.submit(i, transaction) for i in range(5)))
