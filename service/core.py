@@ -54,6 +54,7 @@ from storage.db import read_transaction, write_transaction, writer
 from storage.gateway import app_links, chat_move, chats
 from storage.gateway import ledger as book
 from storage.group_commit import Transactions, group_commit, pg_batches
+from storage.read_ahead import ReadAhead
 from storage.sql import Sql
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
@@ -96,6 +97,7 @@ class Service:
         self._transactions = Transactions(engine)
         self._group_commit = group_commit(engine)
         self._batches = pg_batches(engine)
+        self._read_ahead = ReadAhead()
         self._pruned_at: float | None = None
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
@@ -185,13 +187,18 @@ class Service:
     ) -> Answer:
         db = Sql(conn)
         self._prune(db)
+        kind = (ctx.chat_id, ctx.thread_id, type(request))
         chat, season, earlier, table = chat_move.lock_with_prologue(
-            db, ctx.chat_id, ctx.thread_id, ctx.update_id
+            db, ctx.chat_id, ctx.thread_id, ctx.update_id, self._read_ahead.reads(kind)
         )
         tx = Tx(db, chat, season, ctx, table_read=table, table_was_read=True)
         if earlier is not None:
             return Answer(self._repeat(tx, earlier[0]), chat.lang)
-        reply = use_case(tx, request)
+        try:
+            reply = use_case(tx, request)
+        finally:
+            if db.pg:
+                self._read_ahead.learn(kind, db)
         if ctx.update_id is not None:
             chats.claim_update(db, ctx.update_id, chat.id, tx.event_id)
         return Answer(reply, tx.chat.lang)

@@ -19,12 +19,24 @@ from sqlalchemy.engine import Connection
 
 Row = tuple[Any, ...]
 Statement = tuple[str, Sequence[Any]]  # SQL and its parameters
+ReadKey = tuple[str, tuple[Any, ...]]  # a read, as `storage.read_ahead` matches it
 
 
 class Sql:
     """The raw connection of one transaction, with the dialect's few differences adapted."""
 
-    __slots__ = ("_conn", "_cursor", "_second", "_stamp", "engine", "moment", "pg")
+    __slots__ = (
+        "_ahead",
+        "_conn",
+        "_cursor",
+        "_more",
+        "_reads",
+        "_recording",
+        "_stamp",
+        "engine",
+        "moment",
+        "pg",
+    )
 
     def __init__(self, connection: Connection) -> None:
         driver: Any = connection.connection.driver_connection
@@ -39,7 +51,10 @@ class Sql:
         self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None
-        self._second: Any = None  # `two_reads`' second cursor, made when first needed
+        self._more: list[Any] = []  # `lock_and_read`'s other cursors, made when first needed
+        self._ahead: dict[ReadKey, list[Row]] | None = None  # answers sent ahead, not yet asked
+        self._reads: list[ReadKey] = []  # reads since `lock_and_read`, until the first write
+        self._recording = False  # from `lock_and_read` until the first write
 
     def stamp(self) -> Any:
         """`moment` as stored (formatted once)."""
@@ -51,6 +66,10 @@ class Sql:
         return _numbered(sql) if self.pg else sql
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        if self._recording or self._ahead is not None:
+            found = self._answered(sql, params)
+            if found is not None:
+                return found
         return list(self._cursor.execute(self._sql(sql), params).fetchall())
 
     def stream(self, sql: str, params: Sequence[Any] = (), size: int = 2000) -> Iterator[Row]:
@@ -64,27 +83,63 @@ class Sql:
         finally:
             cursor.close()
 
-    def two_reads(self, first: Statement, then: Statement) -> tuple[Row | None, Row | None]:
-        """The first row of each of two statements. On PostgreSQL, in a pipelined transaction,
-        both are sent before either answer is awaited: one round trip. The server still runs
-        `then` after `first` has finished (any lock it waited for is held), with a snapshot of
-        its own, so `then` sees what committed meanwhile."""
+    def lock_and_read(
+        self, lock: Statement, then: Statement, ahead: Sequence[ReadKey] = ()
+    ) -> tuple[Row | None, Row | None]:
+        """The first row of `lock` (which takes a lock) and of `then`. On PostgreSQL, in a
+        pipelined transaction, both are sent before either answer is awaited, with the reads
+        `ahead` (see `storage.read_ahead`): one round trip. The server runs them in order, each
+        with a snapshot of its own: `then` and `ahead` run once the lock is held and see what
+        committed before. The reads made from now until the first write are kept (`reads`)."""
         if not self.pg:
-            return self.row(*first), self.row(*then)
-        if self._second is None:
-            self._second = _raw_cursor(self._conn)
-        self._cursor.execute(self._sql(first[0]), first[1])
-        self._second.execute(self._sql(then[0]), then[1])
-        return self._cursor.fetchone(), self._second.fetchone()
+            return self.row(*lock), self.row(*then)
+        while len(self._more) < 1 + len(ahead):
+            self._more.append(_raw_cursor(self._conn))
+        self._cursor.execute(self._sql(lock[0]), lock[1])
+        for cursor, (sql, params) in zip(self._more, (then, *ahead), strict=False):
+            cursor.execute(self._sql(sql), params)
+        locked, found = self._cursor.fetchone(), self._more[0].fetchone()
+        answers = (list(cursor.fetchall()) for cursor in self._more[1:])
+        self._ahead = dict(zip(ahead, answers, strict=False))
+        self._recording = True
+        return locked, found
+
+    def reads(self) -> tuple[ReadKey, ...]:
+        """The reads made after `lock_and_read` and before the first write (PostgreSQL)."""
+        return tuple(self._reads)
+
+    def _answered(self, sql: str, params: Sequence[Any]) -> list[Row] | None:
+        """A read's answer sent ahead, if it was; a write drops those not taken, and ends the
+        reads that are kept (`reads`)."""
+        if not sql.startswith("SELECT"):
+            self._wrote()
+            return None
+        key = (sql, tuple(params))
+        try:
+            return None if self._ahead is None else self._ahead.pop(key, None)
+        except TypeError:  # a parameter that cannot be matched (a list): never sent ahead
+            return None
+        finally:
+            if self._recording:
+                self._reads.append(key)
+
+    def _wrote(self) -> None:
+        self._ahead, self._recording = None, False
 
     def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        if self._recording or self._ahead is not None:
+            answer = self._answered(sql, params)
+            if answer is not None:
+                return answer[0] if answer else None
         found: Row | None = self._cursor.execute(self._sql(sql), params).fetchone()
         return found
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._wrote()  # see `_answered`
         self._cursor.execute(self._sql(sql), params)
 
     def many(self, sql: str, params: Sequence[Sequence[Any]]) -> None:
+        self._wrote()
         if params:
             self._cursor.executemany(self._sql(sql), params)
 
@@ -103,6 +158,7 @@ class Sql:
 
     def insert(self, sql: str, params: Sequence[Any]) -> int:
         """Run an INSERT and return the new row's id."""
+        self._wrote()
         if self.pg:
             found = self._cursor.execute(self._sql(sql + " RETURNING id"), params).fetchone()
             return int(found[0])

@@ -23,7 +23,7 @@ to the new chat too.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -38,7 +38,7 @@ from storage.gateway.chats import (
     prologue_with_chat,
 )
 from storage.rows import ChatRow, SeasonRow, TableRow
-from storage.sql import Sql, placeholders
+from storage.sql import ReadKey, Sql, placeholders
 
 log = logging.getLogger(__name__)
 
@@ -70,13 +70,14 @@ def _followed(db: Sql, chat: ChatRow, created: bool) -> ChatRow | None:
 
 
 def lock_with_prologue(
-    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None, ahead: Sequence[ReadKey] = ()
 ) -> tuple[ChatRow, SeasonRow, tuple[int | None] | None, TableRow | None]:
     """What a write does first: `lock_followed`, then `chats.prologue` of the chat it locked:
     in one statement on SQLite (a chat that has its row: it did not move), in one round trip on
-    PostgreSQL (a chat that moved is read again at its new id)."""
+    PostgreSQL, with the reads `ahead` (`storage.read_ahead`; a chat that moved is read again
+    at its new id)."""
     if db.pg:
-        chat, created, row = lock_with_prologue_row(db, chat_id, thread_id, update_id)
+        chat, created, row = lock_with_prologue_row(db, chat_id, thread_id, update_id, ahead)
         target = _followed(db, chat, created)
         if target is None:
             return chat, *prologue_from(db, chat_id, row)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from fractions import Fraction
 
 from scoring.games import EventKind
 from storage.gateway.tables import OPEN_T, TABLE_T, joined_table
 from storage.rows import ChatRow, SeasonRow, TableRow
-from storage.sql import Row, Sql, Statement
+from storage.sql import ReadKey, Row, Sql, Statement
 
 CHAT = "id, lang, stake, sisuang, zerosum, next_seq, tz"
 CHAT_WIDTH = len(CHAT.split(", "))
@@ -161,13 +162,13 @@ def prologue_with_chat(
 
 
 def lock_with_prologue_row(
-    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None, ahead: Sequence[ReadKey] = ()
 ) -> tuple[ChatRow, bool, Row]:
-    """PostgreSQL: `lock_chat_created`, and `prologue`'s row (for `prologue_from`), in one round
-    trip (`Sql.two_reads`: the prologue runs once the lock is held, and sees what committed
-    before)."""
-    locked, row = db.two_reads(
-        _lock_statement(db, chat_id), (PROLOGUE, (chat_id, update_id, chat_id, thread_id))
+    """PostgreSQL: `lock_chat_created`, and `prologue`'s row (for `prologue_from`), with the
+    reads `ahead` (`storage.read_ahead`), in one round trip (`Sql.lock_and_read`: the prologue
+    runs once the lock is held, and sees what committed before)."""
+    locked, row = db.lock_and_read(
+        _lock_statement(db, chat_id), (PROLOGUE, (chat_id, update_id, chat_id, thread_id)), ahead
     )
     assert locked is not None and row is not None
     return *_locked(locked), row

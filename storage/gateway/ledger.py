@@ -29,6 +29,10 @@ NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number, and every LIMIT
 # A table's next hand number in a season (served by the unique index on those three columns).
+EVENT_COLUMNS = (
+    "chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
+    " recorded_by_name, created_at"
+)
 NEXT_HAND_NO = (
     "(SELECT COALESCE(MAX(hand_no), 0) + 1 FROM event WHERE table_id = ? AND season_id = ?)"
 )
@@ -55,32 +59,33 @@ def add_event(
     recorded_by_name: str,
 ) -> EventRow:
     """Append an event numbered in the chat; a hand (or a transfer) also takes its table's next
-    hand number in the season (1, 2, …), found in the same statement. The chat's row is locked,
-    so both stay gapless. Its time is the write's `db.moment`, given rather than left to the
-    schema: the reply shows it before it is read back, and a redelivered update's reply reads it
-    back (SQLite's CURRENT_TIMESTAMP keeps whole seconds)."""
+    hand number in the season (1, 2, …). The chat's row is locked, so both stay gapless. Its
+    time is the write's `db.moment`, given rather than left to the schema: the reply shows it
+    before it is read back, and a redelivered update's reply reads it back (SQLite's
+    CURRENT_TIMESTAMP keeps whole seconds). SQLite: one statement. PostgreSQL: the id and the
+    hand number are read first, then the row is written and not read back, so the read can be
+    sent ahead with the chat's lock (`storage.read_ahead`) and nothing waits for the server."""
     hand = kind in NUMBERED
     seq = chat.next_seq
-    row = db.row(
-        "INSERT INTO event (chat_id, season_id, table_id, seq, hand_no, kind, game, text, data,"
-        " recorded_by, recorded_by_name, created_at) VALUES (?, ?, ?, ?, "
-        + (NEXT_HAND_NO if hand else "NULL")
-        + ", ?, ?, ?, ?, ?, ?, ?) RETURNING id, hand_no",
-        (
-            chat.id,
-            season_id,
-            table_id,
-            seq,
-            *((table_id, season_id) if hand else ()),
-            kind.value,
-            game,
-            text,
-            db.json_in(data),
-            recorded_by,
-            recorded_by_name,
-            db.stamp(),
-        ),
-    )
+    rest = (kind.value, game, text, db.json_in(data), recorded_by, recorded_by_name, db.stamp())
+    if db.pg:
+        row = db.row(
+            "SELECT nextval(pg_get_serial_sequence('event', 'id')), "
+            + (NEXT_HAND_NO if hand else "NULL"),
+            (table_id, season_id) if hand else (),
+        )
+        assert row is not None
+        db.run(
+            f"INSERT INTO event (id, {EVENT_COLUMNS}) VALUES ({placeholders(13)})",
+            (row[0], chat.id, season_id, table_id, seq, row[1], *rest),
+        )
+    else:
+        row = db.row(
+            f"INSERT INTO event ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, "
+            + (NEXT_HAND_NO if hand else "NULL")
+            + ", ?, ?, ?, ?, ?, ?, ?) RETURNING id, hand_no",
+            (chat.id, season_id, table_id, seq, *((table_id, season_id) if hand else ()), *rest),
+        )
     assert row is not None
     event_id, hand_no = row
     marks.mark(db, season_id, seq)
