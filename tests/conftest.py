@@ -72,6 +72,16 @@ def pg_url() -> Iterator[str]:
 
 
 @pytest.fixture
+def pg_engine(pg_url: str) -> Iterator[Engine]:
+    """The product's engine on the session's PostgreSQL database (`pg_url`)."""
+    engine = make_engine(pg_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
 def sqlite_url(tmp_path: object) -> str:
     return f"sqlite:///{tmp_path}/jifen.sqlite3"
 

@@ -8,7 +8,6 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import text
@@ -25,12 +24,8 @@ _ids = itertools.count(-7_000_001, -1)
 
 
 @pytest.fixture
-def pg(pg_url: str) -> Iterator[Engine]:
-    engine = make_engine(pg_url)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
+def pg(pg_engine: Engine) -> Engine:
+    return pg_engine
 
 
 def add_chat(chat_id: int, *, fail: bool = False) -> Work[int]:

@@ -4,26 +4,19 @@ reads changed (other seats, a new season, another table) still count right, on b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
 from service.replies import Recorded
-from storage.db import make_engine
 from storage.group_commit import Transactions
 from storage.sql import Sql
 from tests.integration.helpers import Chat
 
 
 @pytest.fixture
-def pg(pg_url: str) -> Iterator[Engine]:
-    engine = make_engine(pg_url)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
+def pg(pg_engine: Engine) -> Engine:
+    return pg_engine
 
 
 LANG = "SELECT lang FROM chat WHERE id = ?"
