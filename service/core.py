@@ -198,7 +198,7 @@ class Service:
             reply = use_case(tx, request)
         finally:
             if db.pg:
-                self._read_ahead.learn(kind, db)
+                self._read_ahead.learn(kind, db.reads())
         if ctx.update_id is not None:
             chats.claim_update(db, ctx.update_id, chat.id, tx.event_id)
         return Answer(reply, tx.chat.lang)

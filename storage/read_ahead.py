@@ -16,37 +16,39 @@ parameters changed (a new season, other seats) is not asked for: its answer is d
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
-from storage.sql import ReadKey, Sql
+from storage.sql import ReadKey
 
 KEPT = 4096  # chats × topics × kinds of request remembered (the least recently used go)
 
 
 class ReadAhead:
-    """What the last write of each kind read, per chat and topic (bounded)."""
+    """What the last write of each kind read, per chat and topic (bounded). Writes learn from
+    worker threads (the batches', the Mini App's checks): changes are made under a lock."""
 
     def __init__(self, kept: int = KEPT) -> None:
         self._known: OrderedDict[Hashable, tuple[ReadKey, ...]] = OrderedDict()
         self._kept = kept
+        self._lock = threading.Lock()
 
     def reads(self, key: Hashable) -> tuple[ReadKey, ...]:
         """The reads to send ahead for a write of `key`."""
         return self._known.get(key, ())
 
-    def learn(self, key: Hashable, db: Sql) -> None:
-        """Keep what the write `db` read before it wrote (PostgreSQL: SQLite has no round trips
-        to save). Reads whose parameters cannot be matched (unhashable) are not kept."""
-        reads = db.reads()
+    def learn(self, key: Hashable, reads: tuple[ReadKey, ...]) -> None:
+        """Keep what a write of `key` read before it wrote (`Sql.reads`; PostgreSQL: SQLite has
+        no round trips to save). Reads whose parameters cannot be matched (unhashable) are not
+        kept."""
         try:
             hash(reads)
         except TypeError:
             reads = ()
-        if not reads:
+        with self._lock:
             self._known.pop(key, None)
-            return
-        self._known[key] = reads
-        self._known.move_to_end(key)
-        if len(self._known) > self._kept:
-            self._known.popitem(last=False)
+            if reads:
+                self._known[key] = reads  # the most recently used: last
+                if len(self._known) > self._kept:
+                    self._known.popitem(last=False)

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from service.replies import Recorded
 from storage.group_commit import Transactions
+from storage.read_ahead import ReadAhead
 from storage.sql import Sql
 from tests.integration.helpers import Chat
 
@@ -102,3 +103,14 @@ def test_hands_count_right_when_what_was_read_changes(engine: Engine, chat_id: i
     chat.say("Wang", "/seats Wang Li Zhang Zhao")
     report = "/r 1=30 2=20 3=40 4=10 out 1 3"
     assert [_hand_no(chat.say("Wang", report)) for _ in range(2)] == [1, 2]
+
+
+def test_what_is_kept_is_bounded_and_the_latest() -> None:
+    ahead = ReadAhead(kept=2)
+    one, two = ((LANG, (1,)),), ((LANG, (2,)),)
+    for key, reads in (("a", one), ("b", two), ("a", two), ("c", one)):
+        ahead.learn(key, reads)
+    assert (ahead.reads("a"), ahead.reads("b"), ahead.reads("c")) == (two, (), one)
+    ahead.learn("a", ())  # a write that read nothing before writing: nothing to send
+    ahead.learn("c", (("SELECT ?", ([1],)),))  # a parameter that cannot be matched
+    assert ahead.reads("a") == ahead.reads("c") == ()
