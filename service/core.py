@@ -53,7 +53,7 @@ from service.unit import Tx
 from storage.db import read_transaction, write_transaction, writer
 from storage.gateway import app_links, chat_move, chats
 from storage.gateway import ledger as book
-from storage.group_commit import Transactions, group_commit, pg_batches
+from storage.group_commit import Staged, Transactions, group_commit, pg_batches
 from storage.read_ahead import ReadAhead
 from storage.sql import Sql
 
@@ -80,6 +80,11 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
 T = TypeVar("T")
 KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
 PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids, per process
+
+
+def _kind(ctx: Ctx, request: Request) -> tuple[int, int, type[Request]]:
+    """What a write's reads are remembered by (`storage.read_ahead`)."""
+    return ctx.chat_id, ctx.thread_id, type(request)
 
 
 @dataclass(frozen=True)
@@ -119,10 +124,18 @@ class Service:
             return await asyncio.to_thread(self._read, ctx, request)
 
         def work(conn: Connection) -> Answer:
-            return self._apply(conn, ctx, request, use_case)
+            return self._apply(Sql(conn), ctx, request, use_case)
+
+        def start(conn: Connection) -> Callable[[], Answer]:
+            """The chat's lock and first reads, sent ahead of the batch's writes (`Staged`)."""
+            db = Sql(conn)
+            self._prune(db)
+            ahead = self._read_ahead.reads(_kind(ctx, request))
+            chats.send_lock_with_prologue(db, ctx.chat_id, ctx.thread_id, ctx.update_id, ahead)
+            return lambda: self._apply(db, ctx, request, use_case)
 
         if self._batches is not None:
-            return await self._batches.submit(ctx.chat_id, work)
+            return await self._batches.submit(ctx.chat_id, Staged(work, start))
         assert self._group_commit is not None  # the other database: SQLite
         return await self._group_commit.submit(work)
 
@@ -159,7 +172,7 @@ class Service:
         with writer(self.engine).connect() as conn:
             transaction = conn.begin()
             try:
-                return self._apply(conn, replace(ctx, update_id=None), request, use_case)
+                return self._apply(Sql(conn), replace(ctx, update_id=None), request, use_case)
             finally:
                 transaction.rollback()
 
@@ -180,14 +193,13 @@ class Service:
             return glance.pending_kongs(db, chat_id, thread_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
-        return self._transactions.run(lambda conn: self._apply(conn, ctx, request, use_case))
+        return self._transactions.run(lambda conn: self._apply(Sql(conn), ctx, request, use_case))
 
     def _apply(
-        self, conn: Connection, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
+        self, db: Sql, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
-        db = Sql(conn)
         self._prune(db)
-        kind = (ctx.chat_id, ctx.thread_id, type(request))
+        kind = _kind(ctx, request)
         chat, season, earlier, table = chat_move.lock_with_prologue(
             db, ctx.chat_id, ctx.thread_id, ctx.update_id, self._read_ahead.reads(kind)
         )

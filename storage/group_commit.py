@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
@@ -296,30 +297,43 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         connection.close()
 
 
-def _at_once(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) -> bool:
-    """The batch's writes in one pipeline (see `_pipelined`), each in its savepoint, synced at
-    the end only: a write's last statements go out with the next write's first, in one round
-    trip. A write that raises (bad input: a `ServiceError`) is rolled back to its savepoint.
-    True if no statement failed. The error of a statement shows at the next sync, perhaps in a
-    later write's read; then the whole transaction is rolled back, every job is cleared and
-    False is returned (for `_one_by_one`, which tells whose it was)."""
-    from psycopg import Error as DriverError
+class Staged(Generic[T]):
+    """A write in two steps, for a batch: `start` sends its first statements (its chat's lock
+    and first reads) and returns what runs the rest on their answers. Called whole, it is the
+    plain write."""
 
+    __slots__ = ("start", "work")
+
+    def __init__(self, work: Work[T], start: Callable[[Connection], Callable[[], T]]) -> None:
+        self.work, self.start = work, start
+
+    def __call__(self, connection: Connection) -> T:
+        return self.work(connection)
+
+
+def _at_once(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) -> bool:
+    """The batch in one transaction and one pipeline, without savepoints: first every write's
+    chat lock and first reads are sent (`Staged.start`, in the batch's chat order; a chat's
+    second write in the batch starts after its first has run), then each write runs on their
+    answers. The batch waits for the server once for all of them, and once at its end. True if
+    every write succeeded. If one raised (bad input, or a statement's error, which may show in
+    a later write), the transaction is rolled back, every job cleared and False returned:
+    `_one_by_one` runs them again, each in a savepoint of its own, so a failure is its own."""
     try:
         with driver.pipeline():
             driver.execute("BEGIN", prepare=False)
+            started: set[int] = set()
+            steps: list[Callable[[], Any]] = []
             for job in batch:
-                driver.execute("SAVEPOINT job", prepare=False)
-                try:
-                    job.result = job.work(connection)
-                except DriverError:
-                    raise
-                except Exception as err:
-                    job.result, job.error = None, err
-                    driver.execute("ROLLBACK TO job", prepare=False)
-                driver.execute("RELEASE job", prepare=False)
+                if isinstance(job.work, Staged) and job.chat_id not in started:
+                    started.add(job.chat_id)
+                    steps.append(job.work.start(connection))
+                else:
+                    steps.append(partial(job.work, connection))
+            for job, step in zip(batch, steps, strict=True):
+                job.result = step()
         return True
-    except DriverError:
+    except Exception:
         if driver.closed:  # lost: `PgBatches._run` decides
             raise
         driver.execute("ROLLBACK", prepare=False)

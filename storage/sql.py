@@ -29,6 +29,7 @@ class Sql:
         "_ahead",
         "_conn",
         "_cursor",
+        "_first",
         "_more",
         "_reads",
         "_recording",
@@ -51,10 +52,11 @@ class Sql:
         self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None
-        self._more: list[Any] = []  # `lock_and_read`'s other cursors, made when first needed
+        self._more: list[Any] = []  # `lock_and_read`'s cursors, made when first needed
         self._ahead: dict[ReadKey, list[Row]] | None = None  # answers sent ahead, not yet asked
         self._reads: list[ReadKey] = []  # reads since `lock_and_read`, until the first write
         self._recording = False  # from `lock_and_read` until the first write
+        self._first: tuple[Statement, Statement, Sequence[ReadKey]] | None = None  # sent, unread
 
     def stamp(self) -> Any:
         """`moment` as stored (formatted once)."""
@@ -93,16 +95,24 @@ class Sql:
         committed before. The reads made from now until the first write are kept (`reads`)."""
         if not self.pg:
             return self.row(*lock), self.row(*then)
-        while len(self._more) < 1 + len(ahead):
-            self._more.append(_raw_cursor(self._conn))
-        self._cursor.execute(self._sql(lock[0]), lock[1])
-        for cursor, (sql, params) in zip(self._more, (then, *ahead), strict=False):
-            cursor.execute(self._sql(sql), params)
-        locked, found = self._cursor.fetchone(), self._more[0].fetchone()
-        answers = (list(cursor.fetchall()) for cursor in self._more[1:])
+        if self._first != (lock, then, ahead):
+            self.send_first(lock, then, ahead)
+        self._first = None
+        locked, found = self._more[0].fetchone(), self._more[1].fetchone()
+        answers = (list(cursor.fetchall()) for cursor in self._more[2:])
         self._ahead = dict(zip(ahead, answers, strict=False))
         self._recording = True
         return locked, found
+
+    def send_first(self, lock: Statement, then: Statement, ahead: Sequence[ReadKey] = ()) -> None:
+        """PostgreSQL: send `lock_and_read`'s statements now, read nothing: a batch sends every
+        write's before running any (`storage.group_commit`), and `lock_and_read` with the same
+        statements then only reads their answers."""
+        while len(self._more) < 2 + len(ahead):  # cursors of their own: others may run meanwhile
+            self._more.append(_raw_cursor(self._conn))
+        for cursor, (sql, params) in zip(self._more, (lock, then, *ahead), strict=False):
+            cursor.execute(self._sql(sql), params)
+        self._first = (lock, then, ahead)
 
     def reads(self) -> tuple[ReadKey, ...]:
         """The reads made after `lock_and_read` and before the first write (PostgreSQL)."""

@@ -161,15 +161,27 @@ def prologue_with_chat(
     return _chat(row[:CHAT_WIDTH]), *prologue_from(db, chat_id, row[CHAT_WIDTH:])
 
 
+def send_lock_with_prologue(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None, ahead: Sequence[ReadKey] = ()
+) -> None:
+    """PostgreSQL: send `lock_with_prologue_row`'s statements, read nothing yet (a batch sends
+    every write's first; see `Sql.send_first`)."""
+    db.send_first(*_lock_and_prologue(db, chat_id, thread_id, update_id), ahead)
+
+
+def _lock_and_prologue(
+    db: Sql, chat_id: int, thread_id: int, update_id: int | None
+) -> tuple[Statement, Statement]:
+    return _lock_statement(db, chat_id), (PROLOGUE, (chat_id, update_id, chat_id, thread_id))
+
+
 def lock_with_prologue_row(
     db: Sql, chat_id: int, thread_id: int, update_id: int | None, ahead: Sequence[ReadKey] = ()
 ) -> tuple[ChatRow, bool, Row]:
     """PostgreSQL: `lock_chat_created`, and `prologue`'s row (for `prologue_from`), with the
     reads `ahead` (`storage.read_ahead`), in one round trip (`Sql.lock_and_read`: the prologue
     runs once the lock is held, and sees what committed before)."""
-    locked, row = db.lock_and_read(
-        _lock_statement(db, chat_id), (PROLOGUE, (chat_id, update_id, chat_id, thread_id)), ahead
-    )
+    locked, row = db.lock_and_read(*_lock_and_prologue(db, chat_id, thread_id, update_id), ahead)
     assert locked is not None and row is not None
     return *_locked(locked), row
 

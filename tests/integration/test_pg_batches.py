@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import logging
 import time
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import text
@@ -16,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from bot.transient import is_transient
 from storage.db import make_engine
 from storage.gateway import chats
-from storage.group_commit import PgBatches, Transactions, Work
+from storage.group_commit import PgBatches, Staged, Transactions, Work
 from storage.sql import Sql
 
 pytestmark = pytest.mark.postgres
@@ -90,6 +91,57 @@ async def test_an_error_that_shows_in_a_later_writes_read_is_still_its_own(pg: E
     assert isinstance(results[0], Exception) and "duplicate key" in str(results[0])
     assert results[1:] == [fresh, after]
     assert existing(pg, [taken, fresh, after]) == {taken, fresh, after}
+    batches.close()
+
+
+def counted(chat_id: int) -> Staged[int]:
+    """A write in two steps (as the service's): lock the chat and read its counter (sent
+    ahead of the batch when started), then count one up. Returns the counter it read."""
+    lock = (
+        "INSERT INTO chat (id) VALUES (?) ON CONFLICT (id) DO UPDATE SET next_seq = chat.next_seq"
+        " RETURNING id",
+        (chat_id,),
+    )
+    read = ("SELECT next_seq FROM chat WHERE id = ?", (chat_id,))
+
+    def finish(db: Sql) -> int:
+        _locked, seen = db.lock_and_read(lock, read)
+        assert seen is not None
+        db.run("UPDATE chat SET next_seq = next_seq + 1 WHERE id = ?", (chat_id,))
+        return int(seen[0])
+
+    def start(conn: Connection) -> Callable[[], int]:
+        db = Sql(conn)
+        db.send_first(lock, read)
+        return lambda: finish(db)
+
+    return Staged(lambda conn: finish(Sql(conn)), start)
+
+
+@pytest.mark.parametrize("with_a_failure", [False, True])
+async def test_a_batch_sends_its_writes_first_reads_and_each_sees_the_one_before(
+    pg: Engine, with_a_failure: bool
+) -> None:
+    """Every write's lock and first read go before any write runs; a chat's second write in
+    the batch reads after its first has run. With a failing write in the batch it is run
+    again write by write: the same answers, and only the failure is lost."""
+    one, two, bad = next(_ids), next(_ids), next(_ids)
+    batches = PgBatches(pg)
+    for chat in (one, two):
+        await batches.submit(chat, counted(chat))  # the chats exist, their counters at 2
+    jobs = [(one, counted(one)), (two, counted(two)), (one, counted(one))]
+    if with_a_failure:
+        jobs.append((bad, add_chat(bad, fail=True)))
+    results = await asyncio.gather(
+        *(batches.submit(chat, work) for chat, work in jobs), return_exceptions=True
+    )
+    assert results[:3] == [2, 2, 3]
+    assert [type(r) for r in results[3:]] == ([ValueError] if with_a_failure else [])
+    with pg.connect() as conn:
+        rows = conn.execute(
+            text("SELECT id, next_seq FROM chat WHERE id = ANY(:ids)"), {"ids": [one, two, bad]}
+        )
+        assert dict(rows.all()) == {one: 4, two: 3}
     batches.close()
 
 
