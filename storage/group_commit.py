@@ -203,8 +203,10 @@ class _ChatJob(_Job[T]):
 class PgBatches(_Batches[_ChatJob[Any]]):
     """The bot's writes on PostgreSQL, batched: the writes that came while a batch ran make the
     next one, run in one worker-thread hop on a connection the queue keeps (no pool checkout
-    and pre-ping per write): one transaction, each write in its own savepoint (a failing one is
-    rolled back alone), one commit (one WAL flush). A write's caller resumes after the commit.
+    and pre-ping per write): one transaction, every write's first statements sent before any
+    runs (`_at_once`; if a write fails, the batch runs again with each write in its own
+    savepoint, so a failing one is rolled back alone: `_one_by_one`), one commit (one WAL
+    flush). A write's caller resumes after the commit.
 
     Deadlocks: every write locks its chat's row first, and all it touches then is the chat's
     own (its seasons, players, tables, ledger, stats; its update's claim, taken under the chat's
@@ -212,8 +214,9 @@ class PgBatches(_Batches[_ChatJob[Any]]):
     two batches, in any processes, take chat locks in the same order and no cycle forms. The
     pruning of old update ids skips rows another transaction holds, so it never waits. A chat
     that moved is locked at its new id, out of that order: should that close a cycle, the
-    server breaks it and only the write it picks fails, in its savepoint, transiently (retried
-    as any lost connection is). The outbox's writes (`Service.write`) are not batched."""
+    server breaks it, the batch runs again write by write, and at most the write it picks fails,
+    in its savepoint, transiently (retried as any lost connection is). The outbox's writes
+    (`Service.write`) are not batched."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__()
