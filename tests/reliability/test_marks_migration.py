@@ -15,9 +15,9 @@ from service import insight
 from service.requests import Chart
 from storage.db import make_engine, read_transaction
 from storage.gateway import marks
-from storage.migrate import downgrade, upgrade
+from storage.migrate import upgrade
 from tests.reliability.test_migrations import empty_url  # noqa: F401  (the fixture)
-from tests.reliability.test_stats_migration import CHAT_ID, play
+from tests.reliability.test_stats_migration import CHAT_ID, down_and_up, play
 
 pytestmark = pytest.mark.slow
 
@@ -51,11 +51,6 @@ def test_0013_fills_the_marks_the_records_wrote(
         assert {row[0] for row in as_recorded} == {1, 2}  # both seasons
         assert {row[2] for row in as_recorded} >= {"mahjong", "510k", "free:斗地主", "free:poker"}
         assert any(len(series.at) > 2 for data in answers for series in data.series)
-        downgrade(engine, "0012")
-        with engine.connect() as conn:
-            assert "balance_mark" not in engine.dialect.get_table_names(conn)
-        upgrade(engine, "head")
-        assert stored(engine) == as_recorded
-        assert charts(engine) == answers
+        down_and_up(engine, "0012", "balance_mark", (stored, as_recorded), (charts, answers))
     finally:
         engine.dispose()

@@ -5,6 +5,7 @@ had kept as they were recorded and undone, and /stats answers the same."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -85,6 +86,20 @@ def stats(engine: Engine) -> list[Any]:
         return [insight.stats(db, CHAT_ID, Stats(season=n)) for n in (1, 2)]
 
 
+def down_and_up(
+    engine: Engine, revision: str, dropped: str, *reads: tuple[Callable[[Engine], Any], Any]
+) -> None:
+    """Down to `revision` (table `dropped` is gone), then up to head again: each read of
+    `reads` answers what it answered before (what the revision's upgrade filled from the ledger
+    is what the service had written)."""
+    downgrade(engine, revision)
+    with engine.connect() as conn:
+        assert dropped not in engine.dialect.get_table_names(conn)
+    upgrade(engine, "head")
+    for read, before in reads:
+        assert read(engine) == before
+
+
 def test_0007_fills_what_the_service_keeps(empty_url: str) -> None:  # noqa: F811
     engine = make_engine(empty_url)
     try:
@@ -102,11 +117,7 @@ def test_0007_fills_what_the_service_keeps(empty_url: str) -> None:  # noqa: F81
         assert (lines["老王"].rounds, lines["老王"].wins, lines["老王"].biggest) == (3, 2, 30)
         assert lines["老王"].net == 30 - 2.5 + 30 + Fraction(9, 2)
         assert [s.unit for s in second.free] == ["free:poker"]
-        downgrade(engine, "0006")  # the tables go, the ledger stays (hands numbered chat-wide)
-        with engine.connect() as conn:
-            assert "stat_player" not in engine.dialect.get_table_names(conn)
-        upgrade(engine, "head")
-        assert kept(engine) == as_recorded
-        assert stats(engine) == answers
+        # The tables go, the ledger stays (hands numbered chat-wide).
+        down_and_up(engine, "0006", "stat_player", (kept, as_recorded), (stats, answers))
     finally:
         engine.dispose()
