@@ -93,7 +93,7 @@ async def started(application: AnyApplication) -> None:
 async def close_service(application: AnyApplication) -> None:
     """After shutdown (`post_shutdown`): the service lets go of its connections, and what
     `started` froze is collectable again (a process that goes on, as tests do, frees it)."""
-    application.bot_data["service"].close()
+    await application.bot_data["service"].close()
     gc.unfreeze()
 
 

@@ -146,12 +146,13 @@ class Service:
             return await asyncio.to_thread(self._transactions.run, lambda conn: work(Sql(conn)))
         return await self._group_commit.submit(lambda conn: work(Sql(conn)))
 
-    def close(self) -> None:
-        """Release the group commit's or the batches' connection (the bot is stopping)."""
+    async def close(self) -> None:
+        """Release the group commit's or the batches' connection once their last batch has
+        ended (the bot is stopping)."""
         if self._group_commit is not None:
-            self._group_commit.close()
+            await self._group_commit.close()
         if self._batches is not None:
-            self._batches.close()
+            await self._batches.close()
 
     def chat_language(self, chat_id: int) -> str | None:
         """The chat's chosen language, if it set one."""

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.util import await_only, greenlet_spawn
 
 from storage.db import BUSY_TIMEOUT_MS, writer
 
@@ -111,6 +112,11 @@ class _Batches(Generic[J]):
     async def _commit(self, batch: list[J]) -> None:
         raise NotImplementedError
 
+    async def _ended(self) -> None:
+        """Wait for the batches queued so far to end (their errors are their jobs')."""
+        if self._drain is not None:
+            await asyncio.wait([self._drain])
+
 
 class GroupCommit(_Batches[_Job[Any]]):
     """Writes from the event loop, batched into shared transactions (SQLite)."""
@@ -131,8 +137,9 @@ class GroupCommit(_Batches[_Job[Any]]):
             )
         return self._connection
 
-    def close(self) -> None:
-        """Give the queue's connection back (when the bot stops)."""
+    async def close(self) -> None:
+        """Give the queue's connection back once its last batch has ended (the bot stops)."""
+        await self._ended()
         if self._connection is not None:
             self._connection.close()
             self._connection = None
@@ -202,11 +209,13 @@ class _ChatJob(_Job[T]):
 
 class PgBatches(_Batches[_ChatJob[Any]]):
     """The bot's writes on PostgreSQL, batched: the writes that came while a batch ran make the
-    next one, run in one worker-thread hop on a connection the queue keeps (no pool checkout
-    and pre-ping per write): one transaction, every write's first statements sent before any
-    runs (`_at_once`; if a write fails, the batch runs again with each write in its own
-    savepoint, so a failing one is rolled back alone: `_one_by_one`), one commit (one WAL
-    flush). A write's caller resumes after the commit.
+    next one, run on the event loop (in a greenlet: `storage.loop_wait`, whose waits for the
+    server leave the loop to other chats; no worker-thread hop) on a connection the queue keeps
+    (no pool checkout and pre-ping per write): one transaction, every write's first statements
+    sent before any runs (`_at_once`; if a write fails, the batch runs again with each write in
+    its own savepoint, so a failing one is rolled back alone: `_one_by_one`), one commit (one
+    WAL flush). A write's caller resumes after the commit. The loop waits for nothing, but it
+    runs the writes themselves, as the group commit does on SQLite.
 
     Deadlocks: every write locks its chat's row first, and all it touches then is the chat's
     own (its seasons, players, tables, ledger, stats; its update's claim, taken under the chat's
@@ -219,8 +228,10 @@ class PgBatches(_Batches[_ChatJob[Any]]):
     (`Service.write`) are not batched."""
 
     def __init__(self, engine: Engine) -> None:
+        from storage.loop_wait import loop_engine  # psycopg: not imported on SQLite
+
         super().__init__()
-        self._engine = writer(engine)
+        self._engine = loop_engine(engine)
         self._connection: Connection | None = None
 
     async def submit(self, chat_id: int, work: Work[T]) -> T:
@@ -233,7 +244,7 @@ class PgBatches(_Batches[_ChatJob[Any]]):
     async def _commit(self, batch: list[_ChatJob[Any]]) -> None:
         batch.sort(key=lambda job: job.chat_id)
         try:
-            await asyncio.to_thread(self._run, batch)
+            await greenlet_spawn(self._run, batch)
         except asyncio.CancelledError:  # the bot stops: the batch's end is not known
             for job in batch:
                 job.future.cancel()
@@ -242,13 +253,15 @@ class PgBatches(_Batches[_ChatJob[Any]]):
             for job in batch:
                 job.settle()
 
-    def close(self) -> None:
-        """Give the queue's connection back (when the bot stops)."""
+    async def close(self) -> None:
+        """Close the queue's connection once its last batch has ended (the bot stops)."""
+        await self._ended()
         if self._connection is not None:
             self._leave(self._connection)
 
     def _run(self, batch: list[_ChatJob[Any]], again: bool = True) -> None:
-        """The batch, in a worker thread: `_at_once`, or if a statement failed there, `_one_by_one`.
+        """The batch, in `greenlet_spawn` on the loop: `_at_once`, or if a statement failed
+        there, `_one_by_one`.
         The batch's own statements are never prepared: psycopg takes a ROLLBACK TO for a
         ROLLBACK and deallocates every prepared statement, in the middle of the next pipeline
         (the server keeps them: they do not belong to transactions). A kept connection found
@@ -278,10 +291,11 @@ class PgBatches(_Batches[_ChatJob[Any]]):
                 raise
 
     def _writer_connection(self) -> Connection:
-        """The queue's connection, kept from batch to batch (checked and pinged once, when
-        taken), in autocommit: BEGIN and COMMIT are sent as statements."""
+        """The queue's connection, kept from batch to batch, in autocommit: BEGIN and COMMIT
+        are sent as statements. Connecting waits in a worker thread (psycopg's connect does not
+        go through `wait`)."""
         if self._connection is None:
-            connection = self._engine.connect()
+            connection = await_only(asyncio.to_thread(self._engine.connect))
             driver: Any = connection.connection.driver_connection
             driver.autocommit = True
             self._connection = connection
@@ -293,10 +307,6 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         self._connection = None
         if invalidate:
             connection.invalidate()
-        else:
-            driver: Any = connection.connection.driver_connection
-            if not driver.closed:
-                driver.autocommit = False
         connection.close()
 
 

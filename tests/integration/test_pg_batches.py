@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -68,7 +68,7 @@ async def test_writes_share_a_transaction_and_fail_alone(pg: Engine) -> None:
         i for i in ids if i not in failed
     ]
     assert existing(pg, ids) == (set(ids) - failed) | {taken}
-    batches.close()
+    await batches.close()
 
 
 async def test_an_error_that_shows_in_a_later_writes_read_is_still_its_own(pg: Engine) -> None:
@@ -91,7 +91,7 @@ async def test_an_error_that_shows_in_a_later_writes_read_is_still_its_own(pg: E
     assert isinstance(results[0], Exception) and "duplicate key" in str(results[0])
     assert results[1:] == [fresh, after]
     assert existing(pg, [taken, fresh, after]) == {taken, fresh, after}
-    batches.close()
+    await batches.close()
 
 
 def counted(chat_id: int) -> Staged[int]:
@@ -142,7 +142,7 @@ async def test_a_batch_sends_its_writes_first_reads_and_each_sees_the_one_before
             text("SELECT id, next_seq FROM chat WHERE id = ANY(:ids)"), {"ids": [one, two, bad]}
         )
         assert dict(rows.all()) == {one: 4, two: 3}
-    batches.close()
+    await batches.close()
 
 
 async def test_writes_queued_together_share_one_transaction(pg: Engine) -> None:
@@ -150,7 +150,50 @@ async def test_writes_queued_together_share_one_transaction(pg: Engine) -> None:
     seen = await asyncio.gather(*(batches.submit(i, transaction) for i in range(5)))
     assert len(set(seen)) == 1
     assert await batches.submit(0, transaction) != seen[0]  # a later write: the next batch
-    batches.close()
+    await batches.close()
+
+
+async def test_a_batch_runs_on_the_event_loop_which_stays_free_while_it_waits(pg: Engine) -> None:
+    """No worker thread: the writes run on the loop's own thread, and while one waits for the
+    server (here for a chat's lock another transaction holds) the loop serves others."""
+    chat = next(_ids)
+    batches = PgBatches(pg)
+    await batches.submit(chat, counted(chat))
+    threads: list[int] = []
+
+    def noted(conn: Connection) -> int:
+        threads.append(threading.get_ident())
+        return counted(chat)(conn)
+
+    with pg.connect() as other:
+        other.execute(text("SELECT id FROM chat WHERE id = :id FOR UPDATE"), {"id": chat})
+        write = asyncio.create_task(batches.submit(chat, noted))
+        ticks = 0
+        while ticks < 20:  # the loop keeps turning while the write waits for the lock
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not write.done()
+        other.commit()
+    assert await asyncio.wait_for(write, 10) == 2
+    assert threads == [threading.get_ident()]
+    await batches.close()
+
+
+async def test_closing_waits_for_the_batch_under_way(pg: Engine) -> None:
+    """The bot stops while a batch waits for the server: `close` lets it end (and commit)
+    before the connection goes, instead of closing it under the batch."""
+    chat = next(_ids)
+    batches = PgBatches(pg)
+
+    def slow(conn: Connection) -> int:
+        Sql(conn).row("SELECT pg_sleep(0.2)")
+        return add_chat(chat)(conn)
+
+    write = asyncio.create_task(batches.submit(chat, slow))
+    await asyncio.sleep(0.05)  # the batch is waiting for the server
+    await batches.close()
+    assert write.done() and write.result() == chat
+    assert existing(pg, [chat]) == {chat}
 
 
 def backend(conn: Connection) -> int:
@@ -183,7 +226,7 @@ async def test_a_connection_lost_in_a_batch_fails_it_transiently_and_the_next_re
     again = next(_ids)
     assert await batches.submit(again, add_chat(again)) == again
     assert await batches.submit(0, backend) != first
-    batches.close()
+    await batches.close()
 
 
 async def test_a_connection_lost_between_batches_is_replaced_unnoticed(pg: Engine) -> None:
@@ -195,7 +238,7 @@ async def test_a_connection_lost_between_batches_is_replaced_unnoticed(pg: Engin
     assert await batches.submit(chat, add_chat(chat)) == chat
     assert existing(pg, [chat]) == {chat}
     assert await batches.submit(0, backend) != first
-    batches.close()
+    await batches.close()
 
 
 async def test_two_processes_lock_the_same_chats_in_one_order(pg_url: str) -> None:
@@ -209,7 +252,7 @@ async def test_two_processes_lock_the_same_chats_in_one_order(pg_url: str) -> No
         def hold(chat_id: int) -> Work[int]:
             def work(conn: Connection) -> int:
                 chats.lock_chat(Sql(conn), chat_id)
-                time.sleep(0.3)  # the other queue's batch starts meanwhile
+                Sql(conn).row("SELECT pg_sleep(0.3)")  # the other queue's batch starts meanwhile
                 return chat_id
 
             return work
@@ -223,8 +266,8 @@ async def test_two_processes_lock_the_same_chats_in_one_order(pg_url: str) -> No
             return_exceptions=True,
         )
         assert results == [low, high, high, low]
-        one.close()
-        two.close()
+        await one.close()
+        await two.close()
     finally:
         for engine in engines:
             engine.dispose()
