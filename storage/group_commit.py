@@ -27,6 +27,9 @@ from storage.db import BUSY_TIMEOUT_MS, writer
 T = TypeVar("T")
 Work = Callable[[Connection], T]
 _OPEN = (2, 3)  # libpq's PQTRANS_INTRANS, PQTRANS_INERROR: a transaction is open
+# The most writes a batch takes (the rest make the next): the loop runs a batch's writes without
+# a break, ~0.4 ms each, and a getUpdates answer or a burst of webhooks may bring hundreds.
+BATCH_MOST = 64
 
 
 class Transactions:
@@ -90,7 +93,7 @@ J = TypeVar("J", bound=_Job[Any])
 
 class _Batches(Generic[J]):
     """Jobs queued on the event loop: those that come while a batch runs make the next one
-    (`_commit`, which settles every job of its batch)."""
+    (`_commit`, which settles every job of its batch), `BATCH_MOST` at most."""
 
     def __init__(self) -> None:
         self._pending: list[J] = []
@@ -104,7 +107,7 @@ class _Batches(Generic[J]):
     async def _drain_pending(self) -> None:
         try:
             while self._pending:
-                batch, self._pending = self._pending, []
+                batch, self._pending = self._pending[:BATCH_MOST], self._pending[BATCH_MOST:]
                 await self._commit(batch)
         finally:
             self._drain = None

@@ -14,7 +14,7 @@ from service.context import Ctx
 from service.core import Service
 from service.errors import ServiceError
 from service.replies import Recorded
-from storage.group_commit import GroupCommit, Work
+from storage.group_commit import BATCH_MOST, GroupCommit, Work
 from tests.integration.helpers import Chat
 
 P4 = ("Wang", "Li", "Zhang", "Chen")
@@ -60,6 +60,16 @@ async def test_writes_queued_together_share_one_commit_and_fail_alone(
     ]
     assert chat_ids(sqlite_engine) == {i for i in range(1, 31) if i % 3}
     assert len(commits) == 1  # all thirty were queued before the batch began
+
+
+async def test_a_batch_takes_at_most_batch_most_writes(sqlite_engine: Engine) -> None:
+    """The loop runs a batch's writes without a break: a burst is cut into batches of
+    `BATCH_MOST`, each committed before the next begins, in the order they came."""
+    commits = commits_of(sqlite_engine)
+    group = GroupCommit(sqlite_engine)
+    burst = range(1, 2 * BATCH_MOST + 2)
+    assert await asyncio.gather(*(group.submit(add_chat(i)) for i in burst)) == list(burst)
+    assert chat_ids(sqlite_engine) == set(burst) and len(commits) == 3
 
 
 async def test_later_writes_form_the_next_batch(sqlite_engine: Engine) -> None:
