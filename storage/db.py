@@ -28,7 +28,11 @@ def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    from storage import loop_wait  # psycopg: not imported on SQLite
+
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    event.listen(engine, "do_connect", loop_wait.connect)  # batches wait on the loop
+    return engine
 
 
 def _sqlite_engine(url: str) -> Engine:

@@ -231,10 +231,8 @@ class PgBatches(_Batches[_ChatJob[Any]]):
     (`Service.write`) are not batched."""
 
     def __init__(self, engine: Engine) -> None:
-        from storage.loop_wait import loop_engine  # psycopg: not imported on SQLite
-
         super().__init__()
-        self._engine = loop_engine(engine)
+        self._engine = writer(engine)
         self._connection: Connection | None = None
 
     async def submit(self, chat_id: int, work: Work[T]) -> T:
@@ -294,9 +292,10 @@ class PgBatches(_Batches[_ChatJob[Any]]):
                 raise
 
     def _writer_connection(self) -> Connection:
-        """The queue's connection, kept from batch to batch, in autocommit: BEGIN and COMMIT
-        are sent as statements. Connecting waits in a worker thread (psycopg's connect does not
-        go through `wait`)."""
+        """The queue's connection, kept from batch to batch (checked and pinged once, when
+        taken, in a worker thread: psycopg's connect does not wait through `wait`), in
+        autocommit: BEGIN and COMMIT are sent as statements. On the loop, its waits are the
+        loop's if it is a `storage.loop_wait.LoopConnection` (as `make_engine`'s are)."""
         if self._connection is None:
             connection = await_only(asyncio.to_thread(self._engine.connect))
             driver: Any = connection.connection.driver_connection
@@ -310,6 +309,10 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         self._connection = None
         if invalidate:
             connection.invalidate()
+        else:
+            driver: Any = connection.connection.driver_connection
+            if not driver.closed:
+                driver.autocommit = False
         connection.close()
 
 

@@ -4,61 +4,51 @@ psycopg runs every operation as a generator that says what it waits for (the soc
 writable) and leaves the waiting to `Connection.wait`, so that each way of running (threads,
 asyncio) can wait its own way. `LoopConnection.wait`, in code run by SQLAlchemy's
 `greenlet_spawn` on the event loop, goes on at once while the socket is ready (a queued
-statement of a pipeline: no wait) and otherwise hands the wait to the loop (`await_only`), which
-meanwhile serves other chats. So plain, synchronous gateway code runs on the loop, with no
-worker-thread hop, and its waits for the server cost the loop nothing. Elsewhere it waits as
-psycopg's own connection does.
+statement of a pipeline: psycopg's own wait polls it, without waiting) and otherwise hands the
+wait to the loop (`await_only`), which meanwhile serves other chats. So plain, synchronous
+gateway code runs on the loop, with no worker-thread hop, and its waits for the server cost the
+loop nothing. Elsewhere it waits as psycopg's own connection does.
 """
 
 from __future__ import annotations
 
 import asyncio
-import select
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import waiting
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
-from sqlalchemy.pool import NullPool
+from psycopg.abc import PQGen
 from sqlalchemy.util import await_only
 from sqlalchemy.util.concurrency import in_greenlet
 
-_READABLE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
-_WRITABLE = select.POLLOUT | select.POLLERR | select.POLLHUP
+RV = TypeVar("RV")
 
 
 class LoopConnection(psycopg.Connection[Any]):
     """A psycopg connection whose waits, in `greenlet_spawn`, leave the event loop free."""
 
-    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+    def wait(self, gen: PQGen[RV], interval: float = 0.1, timeout: float | None = None) -> RV:
         if timeout is not None or not in_greenlet():
             return super().wait(gen, interval, timeout)
         fileno = self.pgconn.socket
-        poll = select.poll()
-        try:
-            state = next(gen)
-            while True:
-                ready = _ready_now(poll, fileno, state) or await_only(_ready(fileno, state))
-                state = gen.send(ready)
-        except StopIteration as done:
-            return done.value
+        # psycopg's own wait (in C) polls without waiting (interval 0); what is not ready yet
+        # is waited for on the loop (`_on_loop`).
+        return waiting.wait(_on_loop(gen, fileno), fileno, interval=0.0)
 
 
-def _ready_now(poll: select.poll, fileno: int, state: int) -> int:
-    """What the socket is ready for now, of what `state` waits for (0: nothing yet)."""
-    mask = (_READABLE if state & waiting.WAIT_R else 0) | (
-        _WRITABLE if state & waiting.WAIT_W else 0
-    )
-    poll.register(fileno, mask)
-    events = poll.poll(0)
-    ready = 0
-    for _, event_mask in events:
-        if state & waiting.WAIT_R and event_mask & _READABLE:
-            ready |= waiting.READY_R
-        if state & waiting.WAIT_W and event_mask & _WRITABLE:
-            ready |= waiting.READY_W
-    return ready
+def _on_loop(gen: PQGen[RV], fileno: int) -> PQGen[RV]:
+    """`gen`, but where the socket was not ready for what it waits for (`READY_NONE`), the
+    event loop waits until it is."""
+    try:
+        state = next(gen)
+        while True:
+            ready = yield state
+            if not ready:
+                ready = await_only(_ready(fileno, state))
+            state = gen.send(ready)
+    except StopIteration as done:
+        result: RV = done.value
+        return result
 
 
 async def _ready(fileno: int, state: int) -> int:
@@ -83,13 +73,6 @@ async def _ready(fileno: int, state: int) -> int:
             loop.remove_writer(fileno)
 
 
-def loop_engine(engine: Engine) -> Engine:
-    """An engine on `engine`'s PostgreSQL database whose connections are `LoopConnection`s,
-    made when asked (no pool: its one user keeps its connection)."""
-    loop = create_engine(engine.url, poolclass=NullPool)
-
-    @event.listens_for(loop, "do_connect")
-    def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> LoopConnection:
-        return LoopConnection.connect(*cargs, **cparams)
-
-    return loop
+def connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> LoopConnection:
+    """SQLAlchemy's `do_connect` hook: the engine's connections are `LoopConnection`s."""
+    return LoopConnection.connect(*cargs, **cparams)
