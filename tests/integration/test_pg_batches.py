@@ -196,6 +196,31 @@ async def test_closing_waits_for_the_batch_under_way(pg: Engine) -> None:
     assert existing(pg, [chat]) == {chat}
 
 
+async def test_a_batch_cancelled_while_it_waits_leaves_nothing(pg: Engine) -> None:
+    """The bot stops while a batch waits for the server: its callers see it cancelled, nothing
+    of it is committed, and the queue starts afresh on a new connection."""
+    chat, later = next(_ids), next(_ids)
+    batches = PgBatches(pg)
+    first = await batches.submit(0, backend)
+
+    def slow(conn: Connection) -> int:
+        add_chat(chat)(conn)
+        Sql(conn).row("SELECT pg_sleep(1)")
+        return chat
+
+    write = asyncio.create_task(batches.submit(chat, slow))
+    await asyncio.sleep(0.2)  # the batch is waiting for the server
+    drain = batches._drain
+    assert drain is not None
+    drain.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await write
+    assert existing(pg, [chat]) == set()
+    assert await batches.submit(later, add_chat(later)) == later
+    assert await batches.submit(0, backend) != first
+    await batches.close()
+
+
 def backend(conn: Connection) -> int:
     row = Sql(conn).row("SELECT pg_backend_pid()")
     assert row is not None
