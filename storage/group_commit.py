@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.util import await_only, greenlet_spawn
+from sqlalchemy.util import await_, greenlet_spawn
 
 from storage.db import BUSY_TIMEOUT_MS, writer
 
@@ -297,7 +297,7 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         autocommit: BEGIN and COMMIT are sent as statements. On the loop, its waits are the
         loop's if it is a `storage.loop_wait.LoopConnection` (as `make_engine`'s are)."""
         if self._connection is None:
-            connection = await_only(asyncio.to_thread(self._engine.connect))
+            connection = await_(asyncio.to_thread(self._engine.connect))
             driver: Any = connection.connection.driver_connection
             driver.autocommit = True
             self._connection = connection

@@ -5,7 +5,7 @@ writable) and leaves the waiting to `Connection.wait`, so that each way of runni
 asyncio) can wait its own way. `LoopConnection.wait`, in code run by SQLAlchemy's
 `greenlet_spawn` on the event loop, goes on at once while the socket is ready (a queued
 statement of a pipeline: psycopg's own wait polls it, without waiting) and otherwise hands the
-wait to the loop (`await_only`), which meanwhile serves other chats. So plain, synchronous
+wait to the loop (`await_`), which meanwhile serves other chats. So plain, synchronous
 gateway code runs on the loop, with no worker-thread hop, and its waits for the server cost the
 loop nothing. Elsewhere it waits as psycopg's own connection does.
 """
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import waiting
 from psycopg.abc import PQGen
-from sqlalchemy.util import await_only
+from sqlalchemy.util import await_
 from sqlalchemy.util.concurrency import in_greenlet
 
 RV = TypeVar("RV")
@@ -44,7 +44,7 @@ def _on_loop(gen: PQGen[RV], fileno: int) -> PQGen[RV]:
         while True:
             ready = yield state
             if not ready:
-                ready = await_only(_ready(fileno, state))
+                ready = await_(_ready(fileno, state))
             state = gen.send(ready)
     except StopIteration as done:
         result: RV = done.value
