@@ -4,8 +4,9 @@ Sections:
 
 - ``path``: pyinstrument (sampling) over an interleaved batch of the 20-chat evening through
   the started Application. ``asyncio.to_thread`` is replaced by a direct call while profiling
-  so the service's work (normally on a worker thread) is sampled too. Reported: the share of
-  time by code owner (SQLAlchemy, PTB, sqlite3 C calls, jifen...) and a jifen-only call tree.
+  so work normally on a worker thread (reads, SQLite's commits) is sampled too. Reported: the
+  share of time by code owner (SQLAlchemy, PTB, sqlite3 C calls, jifen...) and a jifen-only call
+  tree.
 - ``sql``: SQL statements and commits per command (one update each); with ``--pg``, statements
   and round trips on PostgreSQL.
 - ``scoring``: cProfile of ``settle_hand`` on the realistic mix.

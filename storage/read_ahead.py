@@ -27,7 +27,8 @@ KEPT = 4096  # chats × topics × kinds of request remembered (the least recentl
 
 class ReadAhead:
     """What the last write of each kind read, per chat and topic (bounded). Writes learn from
-    worker threads (the batches', the Mini App's checks): changes are made under a lock."""
+    the event loop (the batches) and from worker threads (`Service.answer`, as the Mini App's
+    checks call it): changes are made under a lock."""
 
     def __init__(self, kept: int = KEPT) -> None:
         self._known: OrderedDict[Hashable, tuple[ReadKey, ...]] = OrderedDict()
