@@ -14,6 +14,7 @@ of its batch: nothing is acknowledged before it is on disk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -26,6 +27,7 @@ from storage.db import BUSY_TIMEOUT_MS, writer
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
+_IDLE = 0  # libpq's PQTRANS_IDLE: no transaction, nothing in flight
 _OPEN = (2, 3)  # libpq's PQTRANS_INTRANS, PQTRANS_INERROR: a transaction is open
 # The most writes a batch takes (the rest make the next): the loop runs a batch's writes without
 # a break, ~0.4 ms each, and a getUpdates answer or a burst of webhooks may bring hundreds.
@@ -63,12 +65,22 @@ def _pipelined(connection: Connection, work: Work[T]) -> T:
             driver.execute("COMMIT")
         return result
     finally:
-        if driver.pgconn.transaction_status in _OPEN:  # `work` failed: nothing of it stays
+        _settle(connection, driver)
+
+
+def _settle(connection: Connection, driver: Any) -> None:
+    """After `_pipelined`: a transaction left open (`work` failed) is rolled back. A connection
+    lost, or left busy (the server went away mid-pipeline, results still pending), is thrown
+    away, not given back to the pool: its reset would fail, with a logged traceback."""
+    reusable = False
+    with contextlib.suppress(Exception):  # a link gone or broken: thrown away below
+        if driver.pgconn.transaction_status in _OPEN:
             driver.execute("ROLLBACK")
-        if driver.closed:  # lost: not given back to the pool (its reset would fail, logged)
-            connection.invalidate()
-        else:
+        if not driver.closed and driver.pgconn.transaction_status == _IDLE:
             driver.autocommit = False
+            reusable = True
+    if not reusable:
+        connection.invalidate()
 
 
 class _Job(Generic[T]):

@@ -314,3 +314,27 @@ def test_a_write_of_its_own_on_a_lost_connection_leaves_it(
     assert is_transient(lost.value)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
     assert transactions.run(backend) > 0
+
+
+def test_a_write_of_its_own_whose_server_goes_mid_pipeline_leaves_its_connection(
+    pg: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server goes while the pipeline still waits for results (as in a restart): the
+    write fails transiently, the connection (left busy) is thrown away without a logged
+    traceback, and the next write gets a new one."""
+
+    def slow(conn: Connection) -> int:
+        pid = backend(conn)
+        threading.Timer(0.2, terminate, (pg, pid)).start()
+        db = Sql(conn)
+        db.run("SELECT pg_sleep(2)")  # queued, its result not read: the pipeline waits
+        for _ in range(3):  # and more behind it, still pending when the server goes
+            db.run("SELECT 1")
+        return pid
+
+    transactions = Transactions(pg)
+    with caplog.at_level(logging.ERROR), pytest.raises(Exception) as lost:
+        transactions.run(slow)
+    assert is_transient(lost.value), lost.value
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert transactions.run(backend) > 0
