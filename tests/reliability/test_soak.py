@@ -217,6 +217,7 @@ def test_soak(pg: PgServer, emulator: EmulatorProcess, tmp_path: Path) -> None:
         dead = [w.index for w in workers if not w.bot.alive]
         with EmulatorClient(emulator.base_url) as control:
             replies = wait_replies(control, scripts)
+            sent = [e for e in control.outbox() if e["action"] == "sent"]
     finally:
         for worker in workers:
             worker.bot.close()
@@ -236,7 +237,7 @@ def test_soak(pg: PgServer, emulator: EmulatorProcess, tmp_path: Path) -> None:
     )
     assert not dead, f"workers died: {dead}"
     assert not problems, "\n".join(problems[:20])
-    assert lost == 0 and doubled == 0
+    assert lost == 0 and doubled == 0, repeated_texts(sent, scripts)
     assert set(refused) == {400}
     for worker in workers:
         assert "Traceback" not in worker.bot.log(), worker.tail(60)
@@ -291,6 +292,13 @@ async def play(
     finally:
         await telegram.http.aclose()
     return refused
+
+
+def repeated_texts(sent: list[JSON], scripts: list[ChatScript]) -> list[str]:
+    """The scripted chats' messages sent more than once, for a failure to show."""
+    chats = {s.chat_id for s in scripts}
+    texts = Counter((e["chat_id"], e.get("plain_text", "")) for e in sent if e["chat_id"] in chats)
+    return [f"{chat}: {text[:120]!r} ×{n}" for (chat, text), n in texts.items() if n > 1]
 
 
 def wait_replies(control: EmulatorClient, scripts: list[ChatScript]) -> Counter[int]:
