@@ -42,14 +42,12 @@ class Sql:
     def __init__(self, connection: Connection) -> None:
         driver: Any = connection.connection.driver_connection
         self._conn = driver
+        self.pg = connection.dialect.name == "postgresql"
         # One cursor for the transaction's statements: a new one each costs more than a short
         # statement (psycopg: ~10 µs of its ~25). Each statement's rows are read before the
         # next runs; a result not read (a write's, queued in PostgreSQL's pipeline) is dropped.
-        self._cursor = (
-            _raw_cursor(driver) if connection.dialect.name == "postgresql" else driver.cursor()
-        )
+        self._cursor = _raw_cursor(driver) if self.pg else driver.cursor()
         self.engine = connection.engine  # for a read that streams after this one (/export)
-        self.pg = connection.dialect.name == "postgresql"
         self.moment = datetime.now(UTC)  # the time of everything this write records
         self._stamp: Any = None
         self._more: list[Any] = []  # `lock_and_read`'s cursors, made when first needed

@@ -28,11 +28,12 @@ RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND, EventKind.PAY)  # what takes a hand number: /history's records
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**62  # above every event number, and every LIMIT
-# A table's next hand number in a season (served by the unique index on those three columns).
-EVENT_COLUMNS = (
+EVENT_COLUMNS = (  # what a new event is written with (its id aside)
     "chat_id, season_id, table_id, seq, hand_no, kind, game, text, data, recorded_by,"
     " recorded_by_name, created_at"
 )
+EVENT_WIDTH = len(EVENT_COLUMNS.split(", "))
+# A table's next hand number in a season (served by the unique index on those three columns).
 NEXT_HAND_NO = (
     "(SELECT COALESCE(MAX(hand_no), 0) + 1 FROM event WHERE table_id = ? AND season_id = ?)"
 )
@@ -76,7 +77,7 @@ def add_event(
         )
         assert row is not None
         db.run(
-            f"INSERT INTO event (id, {EVENT_COLUMNS}) VALUES ({placeholders(13)})",
+            f"INSERT INTO event (id, {EVENT_COLUMNS}) VALUES ({placeholders(1 + EVENT_WIDTH)})",
             (row[0], chat.id, season_id, table_id, seq, row[1], *rest),
         )
     else:
