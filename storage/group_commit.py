@@ -69,9 +69,11 @@ def _pipelined(connection: Connection, work: Work[T]) -> T:
 
 
 def _settle(connection: Connection, driver: Any) -> None:
-    """After `_pipelined`: a transaction left open (`work` failed) is rolled back. A connection
-    lost, or left busy (the server went away mid-pipeline, results still pending), is thrown
-    away, not given back to the pool: its reset would fail, with a logged traceback."""
+    """A connection of pipelined transactions in autocommit, before it goes back to the pool
+    (after `_pipelined`, or `PgBatches.close`): a transaction left open (`work` failed) is
+    rolled back. A connection lost, or left busy (the server went away mid-pipeline, results
+    still pending), is thrown away, not given back: its reset would fail, with a logged
+    traceback."""
     reusable = False
     with contextlib.suppress(Exception):  # a link gone or broken: thrown away below
         if driver.pgconn.transaction_status in _OPEN:
@@ -322,9 +324,7 @@ class PgBatches(_Batches[_ChatJob[Any]]):
         if invalidate:
             connection.invalidate()
         else:
-            driver: Any = connection.connection.driver_connection
-            if not driver.closed:
-                driver.autocommit = False
+            _settle(connection, connection.connection.driver_connection)
         connection.close()
 
 
