@@ -50,7 +50,7 @@ def test_a_read_sent_ahead_is_answered_from_the_first_round_trip(pg: Engine, cha
 def test_a_write_drops_what_was_sent_ahead(pg: Engine, chat_id: int) -> None:
     def write(conn: Connection) -> tuple[object, ...]:
         db = Sql(conn)
-        db.lock_and_read((LOCK, (chat_id,)), ("SELECT 1", ()), [(LANG, (chat_id,))] * 1)
+        db.lock_and_read((LOCK, (chat_id,)), ("SELECT 1", ()), [(LANG, (chat_id,))])
         db.run("UPDATE chat SET lang = 'zh' WHERE id = ?", (chat_id,))
         return db.row(LANG, (chat_id,)), db.reads()
 

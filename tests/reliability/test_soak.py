@@ -216,8 +216,7 @@ def test_soak(pg: PgServer, emulator: EmulatorProcess, tmp_path: Path) -> None:
         peaks = [peak_kb(w.bot) for w in workers]
         dead = [w.index for w in workers if not w.bot.alive]
         with EmulatorClient(emulator.base_url) as control:
-            replies = wait_replies(control, scripts)
-            sent = [e for e in control.outbox() if e["action"] == "sent"]
+            sent = wait_replies(control, scripts)
     finally:
         for worker in workers:
             worker.bot.close()
@@ -226,6 +225,7 @@ def test_soak(pg: PgServer, emulator: EmulatorProcess, tmp_path: Path) -> None:
         problems = ledger_problems(engine, scripts)
     finally:
         engine.dispose()
+    replies = Counter(entry["chat_id"] for entry in sent)
     lost = sum(max(0, len(s.steps) - replies[s.chat_id]) for s in scripts)
     doubled = sum(max(0, replies[s.chat_id] - len(s.steps)) for s in scripts)
     print(
@@ -301,17 +301,19 @@ def repeated_texts(sent: list[JSON], scripts: list[ChatScript]) -> list[str]:
     return [f"{chat}: {text[:120]!r} ×{n}" for (chat, text), n in texts.items() if n > 1]
 
 
-def wait_replies(control: EmulatorClient, scripts: list[ChatScript]) -> Counter[int]:
-    """Messages sent to each scripted chat, once no more arrive (the outbox drained)."""
+def wait_replies(control: EmulatorClient, scripts: list[ChatScript]) -> list[JSON]:
+    """The messages the bot sent, once no more arrive in the scripted chats (the outbox
+    drained)."""
     expected = sum(len(s.steps) for s in scripts)
     deadline = time.monotonic() + 60
-    counts: Counter[int] = Counter()
     while time.monotonic() < deadline:
-        counts = Counter(
-            entry["chat_id"] for entry in control.outbox() if entry["action"] == "sent"
-        )
+        counts = Counter(entry["chat_id"] for entry in _sent(control))
         if sum(counts[s.chat_id] for s in scripts) >= expected:
             break
         time.sleep(0.5)
     time.sleep(2)  # anything doubled shows up now
-    return Counter(e["chat_id"] for e in control.outbox() if e["action"] == "sent")
+    return _sent(control)
+
+
+def _sent(control: EmulatorClient) -> list[JSON]:
+    return [entry for entry in control.outbox() if entry["action"] == "sent"]

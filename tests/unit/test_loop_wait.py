@@ -26,16 +26,17 @@ def read_one(sock: socket.socket, steps: list[str]) -> Generator[int, int, bytes
     return sock.recv(1)
 
 
+def drive(sock: socket.socket, steps: list[str]) -> bytes:
+    """`read_one` as `LoopConnection.wait` drives a generator (in `greenlet_spawn`)."""
+    fileno = sock.fileno()
+    return waiting.wait(_on_loop(read_one(sock, steps), fileno), fileno, interval=0.0)
+
+
 async def test_what_is_not_ready_is_waited_for_on_the_loop() -> None:
     ours, server = socket.socketpair()
     ours.setblocking(False)
     steps: list[str] = []
-    fileno = ours.fileno()
-
-    def run() -> bytes:
-        return waiting.wait(_on_loop(read_one(ours, steps), fileno), fileno, interval=0.0)
-
-    reading = asyncio.ensure_future(greenlet_spawn(run))
+    reading = asyncio.ensure_future(greenlet_spawn(drive, ours, steps))
     for _ in range(5):  # the loop turns while the generator waits for its answer
         await asyncio.sleep(0.01)
     assert steps == ["written"] and not reading.done()
@@ -52,7 +53,6 @@ async def test_what_is_ready_goes_on_without_the_loop() -> None:
     ours, server = socket.socketpair()
     ours.setblocking(False)
     server.send(b"!")
-    fileno = ours.fileno()
     waits = 0
     loop = asyncio.get_running_loop()
     add_reader = loop.add_reader
@@ -64,9 +64,7 @@ async def test_what_is_ready_goes_on_without_the_loop() -> None:
 
     loop.add_reader = counted  # type: ignore[method-assign]
     try:
-        result = await greenlet_spawn(
-            lambda: waiting.wait(_on_loop(read_one(ours, []), fileno), fileno, interval=0.0)
-        )
+        result = await greenlet_spawn(drive, ours, [])
     finally:
         loop.add_reader = add_reader  # type: ignore[method-assign]
     assert result == b"!" and waits == 0

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import pytest
-
 from storage.group_commit import _pipelined
 
 IDLE, ACTIVE, INTRANS = 0, 1, 2  # libpq's PQTRANS_*
@@ -25,7 +23,7 @@ class Driver:
         self.pgconn = type("PGconn", (), {"transaction_status": IDLE})()
         self.closed = False
         self.executed: list[str] = []
-        self._after, self._fails = after, fails
+        self._after, self.fails = after, fails
         self._autocommit = False
 
     @property
@@ -42,7 +40,7 @@ class Driver:
     def pipeline(self) -> Iterator[None]:
         yield
         self.pgconn.transaction_status = self._after
-        if self._fails:
+        if self.fails:
             raise ServerGone("terminating connection due to administrator command")
 
     def execute(self, sql: str) -> None:
@@ -63,26 +61,27 @@ class Connection:
 
 
 def run(driver: Driver) -> Connection:
+    """`_pipelined` on `driver`: it raises the server's error where the pipeline fails (and
+    nothing else), and returns the connection it used."""
     connection = Connection(driver)
-    _pipelined(connection, lambda conn: "done")  # type: ignore[arg-type]
+    try:
+        _pipelined(connection, lambda conn: "done")  # type: ignore[arg-type]
+    except ServerGone:
+        assert driver.fails
+    else:
+        assert not driver.fails
     return connection
 
 
 def test_a_connection_left_busy_by_a_server_gone_is_thrown_away() -> None:
     """The server's error is what the caller sees (not psycopg's refusal to reset the
     connection), and the connection does not go back to the pool."""
-    driver = Driver(after=ACTIVE, fails=True)
-    connection = Connection(driver)
-    with pytest.raises(ServerGone):
-        _pipelined(connection, lambda conn: "done")  # type: ignore[arg-type]
-    assert connection.invalidated
+    assert run(Driver(after=ACTIVE, fails=True)).invalidated
 
 
 def test_a_failed_write_is_rolled_back_and_its_connection_kept() -> None:
     driver = Driver(after=INTRANS, fails=True)
-    connection = Connection(driver)
-    with pytest.raises(ServerGone):
-        _pipelined(connection, lambda conn: "done")  # type: ignore[arg-type]
+    connection = run(driver)
     assert driver.executed[-1] == "ROLLBACK"
     assert not connection.invalidated and driver.autocommit is False
 
@@ -97,7 +96,4 @@ def test_a_write_that_committed_keeps_its_connection() -> None:
 def test_a_lost_connection_is_thrown_away() -> None:
     driver = Driver(after=IDLE, fails=True)
     driver.closed = True
-    connection = Connection(driver)
-    with pytest.raises(ServerGone):
-        _pipelined(connection, lambda conn: "done")  # type: ignore[arg-type]
-    assert connection.invalidated
+    assert run(driver).invalidated
