@@ -207,13 +207,14 @@ class Service:
         tx = Tx(db, chat, season, ctx, table_read=table, table_was_read=True)
         if earlier is not None:
             return Answer(self._repeat(tx, earlier[0]), chat.lang)
-        try:
-            reply = use_case(tx, request)
-        finally:
-            if db.pg:
-                self._read_ahead.learn(kind, db.reads())
-        if ctx.update_id is not None:
-            chats.claim_update(db, ctx.update_id, chat.id, tx.event_id)
+        with db.folded():  # its writes go as one statement (PostgreSQL)
+            try:
+                reply = use_case(tx, request)
+            finally:
+                if db.pg:
+                    self._read_ahead.learn(kind, db.reads())
+            if ctx.update_id is not None:
+                chats.claim_update(db, ctx.update_id, chat.id, tx.event_id)
         return Answer(reply, tx.chat.lang)
 
     def _prune(self, db: Sql) -> None:
