@@ -32,7 +32,16 @@ def make_engine(url: str) -> Engine:
 
     engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
     event.listen(engine, "do_connect", loop_wait.connect)  # batches wait on the loop
+    event.listen(engine, "connect", _pg_json)
     return engine
+
+
+def _pg_json(dbapi_conn: Any, _record: Any) -> None:
+    """JSON columns read with orjson (a fifth of the stdlib's time), as `Sql.json_in` writes."""
+    import orjson
+    from psycopg.types.json import set_json_loads
+
+    set_json_loads(orjson.loads, dbapi_conn)
 
 
 def _sqlite_engine(url: str) -> Engine:
