@@ -13,7 +13,8 @@ from sqlalchemy.types import TypeDecorator
 def exact_amount(text: str) -> Fraction | int:
     """A stored amount ("45/2" or "-3") for arithmetic: whole numbers stay ints (exact, and
     cheaper to add up)."""
-    return Fraction(text) if "/" in text else int(text)
+    numerator, slash, denominator = text.partition("/")
+    return Fraction(int(numerator), int(denominator)) if slash else int(text)  # not a regex
 
 
 class FractionType(TypeDecorator[Fraction]):
