@@ -48,7 +48,10 @@ class HandStats:
     pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
 
     def add(self, pid: int, counter: str) -> None:
-        self.counts.setdefault(pid, dict.fromkeys(COUNTERS, 0))[counter] += 1
+        counts = self.counts.get(pid)
+        if counts is None:
+            counts = self.counts[pid] = dict.fromkeys(COUNTERS, 0)
+        counts[counter] += 1
 
 
 def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) -> HandStats:
