@@ -275,22 +275,31 @@ class PgBatches(_Batches[_ChatJob[Any]]):
             self._leave(self._connection)
 
     def _run(self, batch: list[_ChatJob[Any]], again: bool = True) -> None:
-        """The batch, in `greenlet_spawn` on the loop: `_at_once`, or if a statement failed
-        there, `_one_by_one`.
+        """The batch, in `greenlet_spawn` on the loop: `_at_once` (its COMMIT in its pipeline),
+        or if a statement failed there, `_one_by_one` and then the COMMIT.
         The batch's own statements are never prepared: psycopg takes a ROLLBACK TO for a
         ROLLBACK and deallocates every prepared statement, in the middle of the next pipeline
         (the server keeps them: they do not belong to transactions). A kept connection found
         lost before the COMMIT was sent (the server restarted since the last batch: what the
         pool's pre-ping hid) is replaced and the batch run again, once."""
         kept, committing = self._connection is not None, False
+
+        def commit() -> None:
+            nonlocal committing
+            committing = True  # from now on, a link lost leaves the outcome unknown
+            driver.execute("COMMIT", prepare=False)
+
         try:
             connection = self._writer_connection()
             driver: Any = connection.connection.driver_connection
-            if not _at_once(driver, connection, batch):
+            if _at_once(driver, connection, batch, commit):
+                if not committing:  # `_at_once` read nothing: its COMMIT comes now
+                    commit()
+            else:  # rolled back (a COMMIT in its pipeline was skipped): nothing committed
+                committing = False
                 _one_by_one(driver, connection, batch)
-            committing = True
-            driver.execute("COMMIT", prepare=False)
-        except BaseException as err:  # nothing of the batch was written
+                commit()
+        except BaseException as err:  # nothing of the batch was written (or not known)
             lost = False
             if self._connection is not None:
                 lost = self._connection.connection.driver_connection.closed  # type: ignore[union-attr]
@@ -342,14 +351,20 @@ class Staged(Generic[T]):
         return self.work(connection)
 
 
-def _at_once(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) -> bool:
+def _at_once(
+    driver: Any, connection: Connection, batch: list[_ChatJob[Any]], commit: Callable[[], None]
+) -> bool:
     """The batch in one transaction and one pipeline, without savepoints: first every write's
     chat lock and first reads are sent (`Staged.start`, in the batch's chat order; a chat's
     second write in the batch starts after its first has run), then each write runs on their
-    answers. The batch waits for the server once for all of them, and once at its end. True if
+    answers, and `commit` queues the COMMIT behind them. The batch waits for the server once
+    for all of them, and once at its end, for its writes and its commit at once. (A batch that
+    read nothing leaves the COMMIT to `PgBatches._run`: a kept link lost since the last batch
+    shows only at its end, and the batch must still be known unsent to be run again.) True if
     every write succeeded. If one raised (bad input, or a statement's error, which may show in
-    a later write), the transaction is rolled back, every job cleared and False returned:
-    `_one_by_one` runs them again, each in a savepoint of its own, so a failure is its own."""
+    a later write; the server then skips the COMMIT), the transaction is rolled back, every job
+    cleared and False returned: `_one_by_one` runs them again, each in a savepoint of its own,
+    so a failure is its own."""
     try:
         with driver.pipeline():
             driver.execute("BEGIN", prepare=False)
@@ -363,6 +378,8 @@ def _at_once(driver: Any, connection: Connection, batch: list[_ChatJob[Any]]) ->
                     steps.append(partial(job.work, connection))
             for job, step in zip(batch, steps, strict=True):
                 job.result = step()
+            if started:  # the server has answered this batch: a link lost now, not before it
+                commit()
         return True
     except Exception:
         if driver.closed:  # lost: `PgBatches._run` decides

@@ -2,9 +2,10 @@
 
 A statement costs ~5 µs through the driver and 70–400 µs through SQLAlchemy's statement
 building and the ORM (`bench/RESULTS.md`). The statements are written once in SQLite's `?`
-style, numbered for PostgreSQL (`$1`, `$2`…, sent as written by psycopg's raw cursors), and run
-on the connection of the caller's transaction, so they commit (or roll back) with everything
-else it did.
+style, numbered for PostgreSQL (`$1`, `$2`…, sent as written by psycopg's raw cursors, which
+the connection keeps: `storage.cursors`), and run on the connection of the caller's
+transaction, so they commit (or roll back) with everything else it did. On PostgreSQL, the
+writes of a `folded` block (a use case's) go as one statement.
 """
 
 from __future__ import annotations

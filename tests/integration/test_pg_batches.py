@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import tempfile
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -254,13 +256,19 @@ async def test_a_connection_lost_in_a_batch_fails_it_transiently_and_the_next_re
     await batches.close()
 
 
-async def test_a_connection_lost_between_batches_is_replaced_unnoticed(pg: Engine) -> None:
-    """The server restarted since the last batch (as the pool's pre-ping would hide)."""
+@pytest.mark.parametrize("reads", [False, True])
+async def test_a_connection_lost_between_batches_is_replaced_unnoticed(
+    pg: Engine, reads: bool
+) -> None:
+    """The server restarted since the last batch (as the pool's pre-ping would hide): the
+    batch runs again on a new connection, whether it finds out at a read (the bot's writes,
+    which commit in their pipeline) or at its end."""
     batches = PgBatches(pg)
     first = await batches.submit(0, backend)
     terminate(pg, first)
     chat = next(_ids)
-    assert await batches.submit(chat, add_chat(chat)) == chat
+    work = counted(chat) if reads else add_chat(chat)
+    assert await batches.submit(chat, work) == (1 if reads else chat)
     assert existing(pg, [chat]) == {chat}
     assert await batches.submit(0, backend) != first
     await batches.close()
@@ -338,3 +346,30 @@ def test_a_write_of_its_own_whose_server_goes_mid_pipeline_leaves_its_connection
     assert is_transient(lost.value), lost.value
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
     assert transactions.run(backend) > 0
+
+
+async def test_a_batch_commits_in_its_pipeline(pg: Engine) -> None:
+    """The batch's writes and its COMMIT go in one pipeline: the client waits for the server
+    once at its end, for both (libpq's trace: one Sync, after the COMMIT)."""
+    from psycopg.pq import Trace
+
+    ids = [next(_ids) for _ in range(3)]
+    batches = PgBatches(pg)
+    await batches.submit(ids[0], counted(ids[0]))  # the batches' connection, made
+    assert batches._connection is not None
+    driver: Any = batches._connection.connection.driver_connection
+    with tempfile.TemporaryFile("w+") as sink:
+        driver.pgconn.trace(sink.fileno())
+        driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        results = await asyncio.gather(*(batches.submit(i, counted(i)) for i in ids))
+        driver.pgconn.untrace()
+        sink.seek(0)
+        sent = [line.split("\t")[2:4] for line in sink.read().splitlines() if line[0] == "F"]
+    await batches.close()
+    assert results == [2, 1, 1]
+    assert existing(pg, ids) == set(ids)
+    messages = [message for message, *_ in sent]
+    assert messages.count("Sync") == 1
+    parsed = [rest for message, *rest in sent[: messages.index("Sync")] if message == "Parse"]
+    assert parsed[-1] == [' "" "COMMIT" 0']
+    assert set(messages[messages.index("Sync") + 1 :]) <= {"Flush"}  # nothing sent after it
