@@ -233,7 +233,7 @@ class Sql:
             or self._held_params + len(params) > HELD_PARAMS_MOST
         ):
             self._release()
-        self._held.append((sql, params))
+        self._held.append((sql, tuple(params)))  # as called, whatever the caller does next
         self._held_tables.add(table)
         self._held_params += len(params)
 

@@ -175,7 +175,7 @@ class _Traced:
     def _trace(self, dbapi_connection: Any, _record: Any) -> None:
         from psycopg.pq import Trace
 
-        sink = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the test's engine)
+        sink = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed by `close`)
         self._sinks.append(sink)
         dbapi_connection.prepare_threshold = None
         dbapi_connection.pgconn.trace(sink.fileno())
@@ -191,6 +191,10 @@ class _Traced:
             texts += _parsed(sink.read())
         return texts
 
+    def close(self) -> None:
+        for sink in self._sinks:
+            sink.close()
+
 
 def test_a_recorded_hand_writes_in_one_statement(pg_url: str, chat_id: int) -> None:
     """Through the service: a hand locks its chat, reads, then sends all it writes (the event,
@@ -205,6 +209,7 @@ def test_a_recorded_hand_writes_in_one_statement(pg_url: str, chat_id: int) -> N
         texts = traced.since(mark)
     finally:
         engine.dispose()
+        traced.close()
     texts = [text for text in texts if text != ";"]  # the pool's ping
     assert texts[0] == "BEGIN" and texts[-1] == "COMMIT"
     writes = [text for text in texts if text.split()[0] in ("INSERT", "UPDATE", "DELETE", "WITH")]
