@@ -207,8 +207,9 @@ class Sql:
         self._wrote()
         self._release()
         if params:
-            cursor = self._cursor if self._cursors is None else self._cursors.now(_pg_query(sql))
-            cursor.executemany(self._sql(sql), params)
+            query = self._sql(sql)
+            cursor = self._cursor if self._cursors is None else self._cursors.now(query)
+            cursor.executemany(query, params)
 
     def run_all(self, statements: Iterable[Statement | None]) -> None:
         """Writes whose results are not read, `folded`: one statement on PostgreSQL where
