@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from typing import IO, Any
 
 from sqlalchemy.engine import Engine
 
@@ -49,3 +50,12 @@ class Chat:
     def seat(self, game: str, *names: str) -> None:
         self.say(names[0], f"/new {game} confirm")
         self.say(names[0], "/seats " + " ".join(names))
+
+
+def trace(driver: Any, sink: IO[str]) -> None:
+    """libpq's trace of a psycopg connection's messages into `sink`, comparable from run to
+    run (no timestamps, no varying fields)."""
+    from psycopg.pq import Trace
+
+    driver.pgconn.trace(sink.fileno())
+    driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from storage.db import make_engine
 from storage.sql import Sql
-from tests.integration.helpers import Chat
+from tests.integration.helpers import Chat, trace
 
 pytestmark = pytest.mark.postgres
 
@@ -103,14 +103,11 @@ def test_folded_writes_give_what_one_by_one_gives(pg_engine: Engine, ops: list[A
 def _sent(conn: Connection) -> Iterator[list[str]]:
     """The statements the client sends meanwhile, as written (libpq's trace; nothing is
     prepared, so each one's text is sent)."""
-    from psycopg.pq import Trace
-
     driver: Any = conn.connection.driver_connection
     driver.prepare_threshold = None
     texts: list[str] = []
     with tempfile.TemporaryFile("w+") as sink:
-        driver.pgconn.trace(sink.fileno())
-        driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        trace(driver, sink)
         try:
             yield texts
         finally:
@@ -173,13 +170,10 @@ class _Traced:
         event.listen(engine, "connect", self._trace)
 
     def _trace(self, dbapi_connection: Any, _record: Any) -> None:
-        from psycopg.pq import Trace
-
         sink = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed by `close`)
         self._sinks.append(sink)
         dbapi_connection.prepare_threshold = None
-        dbapi_connection.pgconn.trace(sink.fileno())
-        dbapi_connection.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        trace(dbapi_connection, sink)
 
     def mark(self) -> list[int]:
         return [sink.seek(0, 2) for sink in self._sinks]

@@ -21,6 +21,7 @@ from storage.db import make_engine
 from storage.gateway import chats
 from storage.group_commit import PgBatches, Staged, Transactions, Work
 from storage.sql import Sql
+from tests.integration.helpers import trace
 
 pytestmark = pytest.mark.postgres
 _ids = itertools.count(-7_000_001, -1)
@@ -351,16 +352,13 @@ def test_a_write_of_its_own_whose_server_goes_mid_pipeline_leaves_its_connection
 async def test_a_batch_commits_in_its_pipeline(pg: Engine) -> None:
     """The batch's writes and its COMMIT go in one pipeline: the client waits for the server
     once at its end, for both (libpq's trace: one Sync, after the COMMIT)."""
-    from psycopg.pq import Trace
-
     ids = [next(_ids) for _ in range(3)]
     batches = PgBatches(pg)
     await batches.submit(ids[0], counted(ids[0]))  # the batches' connection, made
     assert batches._connection is not None
     driver: Any = batches._connection.connection.driver_connection
     with tempfile.TemporaryFile("w+") as sink:
-        driver.pgconn.trace(sink.fileno())
-        driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        trace(driver, sink)
         results = await asyncio.gather(*(batches.submit(i, counted(i)) for i in ids))
         driver.pgconn.untrace()
         sink.seek(0)
