@@ -49,6 +49,7 @@ MARKERS_UP_TO = 40  # hands; more make the markers a blur
 STYLES: tuple[Any, ...] = ("-", "--", ":", "-.")  # after the ten colours are used
 DASHED = (0, (4, 4))
 NAME_MAX = 24  # characters of a name in the legend
+PNG_LEVEL = 3  # zlib level: encodes ~3x faster than the default 6, the file ~6 % bigger
 _lock = threading.Lock()
 
 
@@ -168,7 +169,9 @@ def _plot(ax: Axes, series: ChartSeries, labels: Sequence[str], title: str, xlab
         )
         handles.append(drawn)
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
-    ax.set_title(title, fontproperties=font(12), parse_math=False)
+    # y given: matplotlib does not measure the axes to lift the title over them (~15 % of a
+    # drawing); nothing is drawn above a plot, so the title stays where it was.
+    ax.set_title(title, y=1.0, fontproperties=font(12), parse_math=False)
     ax.set_xlabel(xlabel, fontproperties=font(10), parse_math=False)
     ax.set_xlim(0, max(series.hands, 1))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -201,5 +204,11 @@ def render_chart(
     """The chart as PNG bytes (plain text arguments: they are not HTML)."""
     fig = chart_figure(data, title, unit_titles=unit_titles, xlabel=xlabel, empty=empty)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    fig.savefig(
+        buf,
+        format="png",
+        dpi=DPI,
+        metadata={"Software": None},
+        pil_kwargs={"compress_level": PNG_LEVEL},
+    )
     return buf.getvalue()

@@ -111,3 +111,20 @@ def test_the_chat_language_is_used() -> None:
     archived = ChartData(season=2, archived=True, series=())
     assert "&" not in render_insight.chart_title(Renderer("en")._, archived)
     assert render_insight.chart_caption(Renderer("en")._, archived) == "No hands recorded yet."
+
+
+def test_each_plot_title_sits_just_above_its_plot() -> None:
+    """The titles are placed, not measured (matplotlib's lift of a title over what is drawn on
+    top of a plot is skipped): each must still clear its plot and the figure's title."""
+    fig = chart.chart_figure(data(), "第 3 赛季", unit_titles={"mahjong": "麻将", "510k": "510K"})
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    fig.draw(renderer)
+    top_title = fig.get_suptitle()
+    suptitle = next(t for t in fig.texts if t.get_text() == top_title).get_window_extent(renderer)
+    for ax in fig.axes:
+        title = ax.title.get_window_extent(renderer)
+        assert 0 < title.y0 - ax.bbox.y1 < 20  # pixels: just above the frame
+        for axis in (ax.xaxis, ax.yaxis):  # clear of the tick labels
+            labels = axis.get_tightbbox(renderer)
+            assert labels is not None and not title.overlaps(labels)
+        assert title.y1 < suptitle.y0
