@@ -311,8 +311,10 @@ def _check_kongs_of_winners(hand: MahjongHand) -> None:
     """Each win agrees with the kongs its winner made in this hand. An exposed or added kong is
     not 门清; seven pairs hold no kong; 天胡, 地胡 and 人胡 come before any kong; 全求人 has no
     concealed kong."""
+    kongs = hand.kongs
     for win in hand.wins:
-        _check_own_kongs(win, winners_kongs(hand, win))
+        if kongs or win.chain_kongs:  # `_check_own_kongs` keeps the winner's own
+            _check_own_kongs(win, (*kongs, *win.chain_kongs))
 
 
 def _check_own_kongs(win: Win, kongs: tuple[Kong, ...]) -> None:
