@@ -48,9 +48,10 @@ class _Entry(NamedTuple):
 
 
 # Memoised results, shared between settlements. Inputs are validated before they get here, so
-# the keys are bounded: a few thousand clause values, and 28 possible kongs.
+# the keys are bounded: a few thousand clause values, and 28 possible kongs (keyed by their
+# fields: a tuple hashes in C, where the frozen dataclass's hash and equality are Python calls).
 _VALUES: dict[tuple[object, ...], _Entry] = {}
-_KONGS: dict[Kong, tuple[Transfer, ...]] = {}
+_KONGS: dict[tuple[int, KongKind, int | None], tuple[Transfer, ...]] = {}
 
 
 def hand_value(win: Win, dealer: int) -> HandValue:
@@ -195,9 +196,10 @@ def _first_konged(kongs: tuple[Kong, ...]) -> int:
 
 def _kong_payments(kong: Kong) -> tuple[Transfer, ...]:
     """Kong points: the source pays 1 for an exposed or added kong, each other for a concealed."""
-    payments = _KONGS.get(kong)
+    key = (kong.konger, kong.kind, kong.source)
+    payments = _KONGS.get(key)
     if payments is None:
         reason = KongReason(kong)
         payers = _OTHERS[kong.konger] if kong.source is None else (kong.source,)
-        payments = _KONGS[kong] = tuple(Transfer(p, kong.konger, 1, reason) for p in payers)
+        payments = _KONGS[key] = tuple(Transfer(p, kong.konger, 1, reason) for p in payers)
     return payments
