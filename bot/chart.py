@@ -169,7 +169,7 @@ def _plot(ax: Axes, series: ChartSeries, labels: Sequence[str], title: str, xlab
         )
         handles.append(drawn)
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
-    # y given: matplotlib does not measure the axes to lift the title over them (~15 % of a
+    # y given: matplotlib does not measure the axes to lift the title over them (a sixth of a
     # drawing); nothing is drawn above a plot, so the title stays where it was.
     ax.set_title(title, y=1.0, fontproperties=font(12), parse_math=False)
     ax.set_xlabel(xlabel, fontproperties=font(10), parse_math=False)
