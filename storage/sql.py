@@ -207,8 +207,7 @@ class Sql:
         self._wrote()
         self._release()
         if params:
-            query = self._sql(sql)
-            cursor = self._cursor if self._cursors is None else self._cursors.now(query)
+            cursor, query = self._now(sql)
             cursor.executemany(query, params)
 
     def run_all(self, statements: Iterable[Statement | None]) -> None:
@@ -258,10 +257,15 @@ class Sql:
 
     def _execute(self, sql: str, params: Sequence[Any]) -> Any:
         """Run `sql` now, on its cursor; its rows are read before the next statement runs."""
+        cursor, query = self._now(sql)
+        return cursor.execute(query, params)
+
+    def _now(self, sql: str) -> tuple[Any, Any]:
+        """The cursor `sql` runs on now, and `sql` as sent."""
         if self._cursors is None:
-            return self._cursor.execute(sql, params)
+            return self._cursor, sql
         query = _pg_query(sql)
-        return self._cursors.now(query).execute(query, params)
+        return self._cursors.now(query), query
 
     def _drop_held(self) -> None:
         self._held, self._held_tables, self._held_params = [], set(), 0
