@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import orjson
@@ -28,6 +28,9 @@ ReadKey = tuple[str, tuple[Any, ...]]  # a read, as `storage.read_ahead` matches
 # The most parameters of the writes held for one statement (`Sql.folded`); PostgreSQL takes
 # 65,535 a statement.
 HELD_PARAMS_MOST = 30_000
+# The most statement texts whose derived forms are kept (numbered, names, folds): texts are
+# few, but an IN list's length or a fold's mix of row counts makes a text of its own.
+TEXTS_KEPT = 4096
 
 
 class Sql:
@@ -321,7 +324,7 @@ class _Folded:
 _AS_CALLED = nullcontext()  # `folded` where statements run as called
 
 
-@cache
+@lru_cache(TEXTS_KEPT)
 def _pg_query(sql: str) -> bytes:
     """A statement as sent to PostgreSQL: `?` placeholders numbered `$1`, `$2`… (no statement
     has a `?` of its own), encoded once (psycopg would encode it at every call)."""
@@ -334,7 +337,7 @@ _WRITE = re.compile(r"(?:insert into|update|delete from) (\w+)[\s(]")
 _NAME = re.compile(r"\w+")
 
 
-@cache
+@lru_cache(TEXTS_KEPT)
 def _written(sql: str) -> str | None:
     """The table a plain INSERT, UPDATE or DELETE writes; None for any other statement (one
     that names its table otherwise, `ONLY` or with its schema, too)."""
@@ -342,14 +345,14 @@ def _written(sql: str) -> str | None:
     return found.group(1) if found and found.group(1) != "only" else None
 
 
-@cache
+@lru_cache(TEXTS_KEPT)
 def _names(sql: str) -> frozenset[str]:
     """The words of a statement, as PostgreSQL reads names (lower case): among them, every
     table it reads or writes."""
     return frozenset(_NAME.findall(sql.lower()))
 
 
-@cache
+@lru_cache(TEXTS_KEPT)
 def _fold(statements: tuple[str, ...]) -> str:
     """Writes as one statement: the last, with the others in its WITH."""
     *first, last = statements
