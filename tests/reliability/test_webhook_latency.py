@@ -10,7 +10,9 @@ follow from the outbox at the rate Telegram allows. Prints the answer times.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 import statistics
 import time
 from collections.abc import Iterator
@@ -102,6 +104,7 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
         hand_times = asyncio.run(burst(worker.url, hands))
         charts = [body(100 + i, member(i), "/chart") for i in range(CHARTS)]
         chart_times = asyncio.run(burst(worker.url, charts))
+        held_by_sender(tmp_path / "jifen.sqlite3")
         rss_before = rss_kb(worker.bot)
         big = asyncio.run(huge_bodies(worker.url))
         rss_after = rss_kb(worker.bot)
@@ -135,6 +138,18 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
     assert replies >= 1
     assert set(big[:3]) <= {0, 403} and big[3] in (0, 413)  # refused, never read whole
     assert rss_after - rss_before < 30 * 1024
+
+
+def held_by_sender(database: Path, timeout: float = 60.0) -> None:
+    """Wait until the outbox's sender holds every queued call: it reads them, the forty
+    pictures among them, a batch at a time, some seconds after they are queued, and the
+    memory that takes must be in place before the memory of what follows is measured."""
+    deadline = time.monotonic() + timeout
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        query = "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND claimed_until IS NULL"
+        while db.execute(query).fetchone()[0]:
+            assert time.monotonic() < deadline, "the sender never took the queued calls"
+            time.sleep(0.05)
 
 
 def rss_kb(bot: BotProcess) -> int:
