@@ -43,8 +43,8 @@ from bench.history import copy_database, play
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
 from bot.offline import Chat
-from storage.db import write_transaction
 from storage.gateway import chats, tables
+from storage.unit_of_work import UnitOfWork
 
 SMALL_HANDS = 100
 MAHJONG = Chat(-1_009_100_001, "supergroup", title="mahjong history")
@@ -290,7 +290,7 @@ async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> Comma
 
 def _reset(engine: Engine, chat: Chat) -> None:
     """Archive the chat's season as ``/reset`` does: its open tables move to a new one."""
-    with write_transaction(engine) as db:
+    with UnitOfWork(engine).transaction() as db:
         old = chats.current_season(db, chat.id)
         if old is None:
             raise RuntimeError(f"{chat.title} has no season")

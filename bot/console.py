@@ -26,7 +26,6 @@ from bot.settings import Settings
 from storage.db import make_engine
 from storage.gateway.contents import chats_and_hands
 from storage.schema_head import ensure_schema
-from storage.sql import Sql
 
 CONSOLE_CHAT = -100100  # run_console's chat
 LOCAL_APP_MAX_AGE = 7 * 86400.0  # the printed URL works for the whole session
@@ -125,7 +124,7 @@ def shown_name(database_url: str) -> str:
 def holds(engine: Engine, database_url: str) -> str:
     """E.g. "data/jifen.sqlite3: 2 chats, 14 hands; start fresh with --fresh"."""
     with engine.connect() as conn:
-        chats, hands = chats_and_hands(Sql(conn))
+        chats, hands = chats_and_hands(conn)
     name = shown_name(database_url)
     if not chats:
         return f"{name}: a new database"

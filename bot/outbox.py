@@ -21,6 +21,7 @@ from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy.engine import Connection
 from telegram import Bot, InputFile
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
 from telegram.ext import BaseRateLimiter
@@ -31,8 +32,7 @@ from bot.capture import Call, current
 from bot.transient import backoff, is_transient
 from service.core import Service
 from storage.gateway import outbox as book
-from storage.rows import OutboxRow
-from storage.sql import Sql
+from storage.models import OutboxRow, utcnow
 
 log = logging.getLogger(__name__)
 #: What answers an update; anything else (getChatMember…) is called at once.
@@ -225,7 +225,8 @@ class Sender:
                 return done, [r.id for r in rows[i:]]
             try:
                 # By name as stored: `_post` is `do_api_request` without its typed-method nudge
-                await self.bot._post(row.method, api_kwargs=api_kwargs(row.chat_id, row.payload))
+                kwargs = api_kwargs(row.chat_id, book.payload(row))
+                await self.bot._post(row.method, api_kwargs=kwargs)
             except (BadRequest, Forbidden, ChatMigrated, InvalidToken) as err:
                 log.warning("outbox call %s refused for good: %s", row.id, err)
                 done.append((row.id, str(err)[:500]))
@@ -236,14 +237,14 @@ class Sender:
                 done.append((row.id, None))
         return done, []
 
-    def _claim(self, db: Sql) -> list[OutboxRow]:
+    def _claim(self, db: Connection) -> list[OutboxRow]:
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
-            book.prune(db, KEEP_SENT)
+            book.prune(db, utcnow() - KEEP_SENT)
             self._pruned_at = now
         return book.claim(db, LEASE, BATCH)
 
     @staticmethod
-    def _finish(db: Sql, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
+    def _finish(db: Connection, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
         book.done(db, outcomes)
         book.release(db, retry)

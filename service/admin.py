@@ -11,6 +11,7 @@ from service.replies import Info, ResetAsk, ResetDone, SettingChanged
 from service.requests import Reset, SetOption, Setting
 from service.unit import Tx
 from storage.gateway import chats, tables
+from storage.models import utcnow
 
 K510_GAMES = (Game.K510, Game.K510_3)
 ADMIN_ONLY = N_("Only group admins can do that.")
@@ -28,7 +29,7 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     if not req.confirm:
         return ResetAsk(season=tx.season.number, season_id=tx.season.id)
     old = tx.season
-    chats.archive_season(tx.db, old.id)
+    chats.archive_season(tx.db, old.id, utcnow())
     tx.season = chats.open_season(tx.db, tx.chat.id, old.number + 1)
     tables.move_open_tables(tx.db, tx.chat.id, tx.season.id)  # seats and dealer stay
     # Hands count per table and season: this topic's table says where its numbering restarts.

@@ -22,7 +22,7 @@ from service.replies import Recorded
 from service.requests import Pay, Score
 from service.tables import require_table
 from service.unit import Tx
-from storage.rows import PlayerRow, TableRow, TransferRow
+from storage.models import PlayerRow, TableRow, TransferRow
 
 USAGE_S = "/s A+30 B-10 C"  # no words to translate
 USAGE_PAY = "/pay A B 5"
@@ -91,11 +91,13 @@ def _record(
     if kind is EventKind.PAY:
         (payer,) = [pid for pid, a in net.items() if a < 0]
         (payee,) = [pid for pid, a in net.items() if a > 0]
-        transfers = [TransferRow(tx.season.id, unit, payer, payee, points(net[payee]), reason)]
+        paid = points(net[payee])
+        transfers = [_transfer(tx, event.id, unit, payer, payee, paid, reason)]
     else:
         transfers = [
-            TransferRow(
-                tx.season.id,
+            _transfer(
+                tx,
+                event.id,
                 unit,
                 None if amount > 0 else pid,
                 pid if amount > 0 else None,
@@ -108,3 +110,23 @@ def _record(
     after = pay_out(tx, table, event, transfers, unit=unit, balances=balances)
     view = fresh_view(event, transfers, people)
     return Recorded(view=view, totals=tuple((p.name, after[p.id]) for p in people))
+
+
+def _transfer(
+    tx: Tx,
+    event_id: int,
+    unit: str,
+    payer: int | None,
+    payee: int | None,
+    amount: Fraction | int,
+    reason: str,
+) -> TransferRow:
+    return TransferRow(
+        event_id=event_id,
+        season_id=tx.season.id,
+        unit=unit,
+        payer_id=payer,
+        payee_id=payee,
+        amount=amount,
+        reason=reason,
+    )

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+from sqlalchemy.engine import Connection
+
 from scoring.games import EventKind
 from service.ledger import hand_views
 from service.replies import HandView
 from storage.gateway import chats, tables
 from storage.gateway import ledger as book
-from storage.sql import Sql
 
 
-def pending_kongs(db: Sql, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
+def pending_kongs(db: Connection, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
     """The kongs recorded at the open table since its last live hand, oldest first (they
     settle with the hand that ends it)."""
     table = tables.open_table(db, chat_id, thread_id)

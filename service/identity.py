@@ -12,7 +12,7 @@ from service.replies import Claimable, Claimed, TableView, Unlinked
 from service.requests import Claim, Unlink
 from service.unit import Tx
 from storage.gateway import players, tables
-from storage.rows import PlayerRow
+from storage.models import PlayerRow
 
 
 def offer_claim(tx: Tx, joined: TableView, guest: PlayerRow | None) -> TableView:

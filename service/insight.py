@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import Unit
 from scoring.hand_stats import COUNTERS
@@ -32,16 +32,15 @@ from service.replies import (
 )
 from service.requests import Chart, Export, Stats
 from service.views import chat_zone, season_for
-from storage.db import read_transaction
 from storage.gateway import ledger as book
 from storage.gateway import marks, players
 from storage.gateway.stats import season_stats
-from storage.sql import Sql
+from storage.unit_of_work import reading
 
 # --- /stats -------------------------------------------------------------------------------
 
 
-def stats(db: Sql, chat_id: int, req: Stats) -> StatsView:
+def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     """Per player counts of the season's live hands, for each game: read from the statistics
     kept as hands are recorded and undone (`storage.gateway.stats`), nets from the balances
     (transfers count in the nets only: a player with only transfers has a line, no hands)."""
@@ -135,7 +134,7 @@ CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 p
 EXACT_UP_TO = 2_000  # live records: up to here all are read (~20 ms), beyond, the marks (≥ 100)
 
 
-def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
+def chart_data(db: Connection, chat_id: int, req: Chart) -> ChartData:
     """Each player's balance over the season's live hands and transfers, one series per unit
     (mahjong, 510K, each free game), at no more than `CHART_POINTS` + 1 points (a picture shows
     no more), exact. A short season: evenly spaced records, from one streamed pass over its
@@ -164,7 +163,9 @@ def chart_data(db: Sql, chat_id: int, req: Chart) -> ChartData:
 Point = tuple[int, Mapping[int, Fraction | int]]  # live records played, balances by player
 
 
-def _every_record(db: Sql, season_id: int, counts: Mapping[str, int]) -> dict[str, list[Point]]:
+def _every_record(
+    db: Connection, season_id: int, counts: Mapping[str, int]
+) -> dict[str, list[Point]]:
     """Each unit's balances after evenly spaced live records (every one when few), the last
     one left out (the balances now): one streamed pass over the season's payments."""
     samples = {unit: _Samples(n) for unit, n in counts.items()}
@@ -204,7 +205,9 @@ class _Samples:
             self.kept.append((self.played, dict(self.balance)))
 
 
-def _from_marks(db: Sql, season_id: int, counts: Mapping[str, int]) -> dict[str, list[Point]]:
+def _from_marks(
+    db: Connection, season_id: int, counts: Mapping[str, int]
+) -> dict[str, list[Point]]:
     """Each unit's balances at its marks, at most one per `CHART_POINTS` - 1 evenly spaced
     steps of its records, before the last record (the balances now). A mark counts the records
     live when it was written: one undone since (after the mark) is taken out of it here. The
@@ -279,7 +282,7 @@ def _series(unit: str, points: list[Point], names: Mapping[int, str]) -> ChartSe
 # --- /export ------------------------------------------------------------------------------
 
 
-def export_rows(db: Sql, chat_id: int, req: Export) -> ExportData:
+def export_rows(db: Connection, chat_id: int, req: Export) -> ExportData:
     """The season's ledger: one row per payment of every hand and transfer, undone ones
     marked. Counted here; the rows stream when the file is written (`_Ledger`)."""
     season = season_for(db, chat_id, req.season)
@@ -306,7 +309,7 @@ class _Ledger:
     seqs: range  # the season's records when counted
 
     def __iter__(self) -> Iterator[ExportRow]:
-        with read_transaction(self.engine) as db:
+        with reading(self.engine) as db:
             yield from book.stream_export(db, self.chat_id, self.season_id, self.seqs)
 
 

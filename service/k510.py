@@ -19,7 +19,7 @@ from service.requests import Report
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.rows import PlayerRow, TableRow, TransferRow
+from storage.models import PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.K510
 TARGET = 500
@@ -51,7 +51,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     if result is not None:
         data["result"] = _result_data(result)
     event = record(tx, table, EventKind.HAND, data)
-    transfers = [] if result is None else _transfers(tx, table, result)
+    transfers = [] if result is None else _transfers(tx, table, event.id, result)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     return Recorded(view=fresh_view(event, transfers, people), progress=progress)
 
@@ -153,7 +153,7 @@ def _result_data(result: Result510k) -> dict[str, Any]:
     return out
 
 
-def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]:
+def _transfers(tx: Tx, table: TableRow, event_id: int, result: Result510k) -> list[TransferRow]:
     out = []
     for seat, score in enumerate(result.scores):
         if score == 0:
@@ -161,6 +161,7 @@ def _transfers(tx: Tx, table: TableRow, result: Result510k) -> list[TransferRow]
         pid = table.seats[seat]
         out.append(
             TransferRow(
+                event_id=event_id,
                 season_id=tx.season.id,
                 unit=UNIT,
                 payer_id=None if score > 0 else pid,

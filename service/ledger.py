@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from scoring.games import EventKind, Game
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, UndoAsk, Undone
@@ -13,11 +15,10 @@ from service.requests import Undo
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, stats, tables
-from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
-from storage.sql import Sql
+from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 
-def hand_views(db: Sql, events: Sequence[EventRow]) -> list[HandView]:
+def hand_views(db: Connection, events: Sequence[EventRow]) -> list[HandView]:
     """Events with their payments and the payers' names, in the given order."""
     by_event = book.transfers_of(db, [e.id for e in events])
     names = player_names(
@@ -33,7 +34,7 @@ def hand_views(db: Sql, events: Sequence[EventRow]) -> list[HandView]:
     return [_view(e, by_event.get(e.id, []), names) for e in events]
 
 
-def player_names(db: Sql, ids: Sequence[int]) -> dict[int, str]:
+def player_names(db: Connection, ids: Sequence[int]) -> dict[int, str]:
     """Names by player id."""
     return {pid: p.name for pid, p in players.players_by_id(db, ids).items()}
 
@@ -204,7 +205,6 @@ def pay_out(
     transfer in the balances only. Returns the balances after it, by player id."""
     after = book.add_transfers(
         tx.db,
-        event.id,
         transfers,
         season_id=tx.season.id,
         unit=unit,

@@ -34,7 +34,7 @@ from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import tables
-from storage.rows import EventRow, PlayerRow, TableRow, TransferRow
+from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
@@ -95,7 +95,7 @@ def _settle(
         "seats": list(table.seats),
     }
     event = record(tx, table, EventKind.HAND, data)
-    transfers = _transfers(tx, table, result)
+    transfers = _transfers(tx, table, event.id, result)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
@@ -234,7 +234,9 @@ def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
     }
 
 
-def _transfers(tx: Tx, table: TableRow, result: MahjongSettlement) -> list[TransferRow]:
+def _transfers(
+    tx: Tx, table: TableRow, event_id: int, result: MahjongSettlement
+) -> list[TransferRow]:
     out = []
     reasons: dict[int, tuple[str, dict[str, Any]]] = {}  # one per win, shared by its payers
     for t in result.transfers:
@@ -243,6 +245,7 @@ def _transfers(tx: Tx, table: TableRow, result: MahjongSettlement) -> list[Trans
         )
         out.append(
             TransferRow(
+                event_id=event_id,
                 season_id=tx.season.id,
                 unit=UNIT,
                 payer_id=table.seats[t.payer],

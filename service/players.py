@@ -11,7 +11,7 @@ from service.requests import PlayerRef, RefKind
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players
-from storage.rows import PlayerRow, TableRow
+from storage.models import PlayerRow, TableRow
 
 
 def display(ref: PlayerRef) -> str:

@@ -22,7 +22,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, tables
-from storage.rows import TableRow
+from storage.models import TableRow, utcnow
 
 USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon] | /new free [name]"
 
@@ -104,7 +104,7 @@ def new_table(tx: Tx, req: NewTable) -> TableView | NewAsk:
                 kongs=kongs,
                 marathon=marathon,
             )
-    tables.close_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    tables.close_table(tx.db, tx.chat.id, tx.ctx.thread_id, utcnow())
     table = tables.add_table(
         tx.db,
         chat_id=tx.chat.id,

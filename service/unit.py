@@ -1,19 +1,20 @@
-"""The unit of work a use case runs in: one transaction, the locked chat, its current season."""
+"""What a use case runs in: its transaction, the locked chat, its current season, who asks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy.engine import Connection
+
 from service.context import Ctx
-from storage.rows import ChatRow, SeasonRow, TableRow
-from storage.sql import Sql
+from storage.models import ChatRow, SeasonRow, TableRow
 
 
 @dataclass
 class Tx:
     """`db` is the transaction: every read and write goes through `storage.gateway` on it."""
 
-    db: Sql
+    db: Connection
     chat: ChatRow
     season: SeasonRow
     ctx: Ctx

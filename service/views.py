@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
+from sqlalchemy.engine import Connection
+
 from scoring.games import EventKind, Game, Unit
 from scoring.settle_up import settle_up
 from service.errors import N_, ServiceError
@@ -22,11 +24,10 @@ from service.replies import (
 from service.requests import History, Rules, Settle, Standings
 from storage.gateway import chats, tables
 from storage.gateway import ledger as book
-from storage.rows import SeasonRow
-from storage.sql import Sql
+from storage.models import SeasonRow
 
 
-def season_for(db: Sql, chat_id: int, number: int | None) -> SeasonRow:
+def season_for(db: Connection, chat_id: int, number: int | None) -> SeasonRow:
     if number is None:
         season = chats.current_season(db, chat_id)
         if season is None:
@@ -40,7 +41,7 @@ def season_for(db: Sql, chat_id: int, number: int | None) -> SeasonRow:
     return season
 
 
-def balances_by_unit(db: Sql, season: SeasonRow) -> dict[str, list[tuple[str, Fraction]]]:
+def balances_by_unit(db: Connection, season: SeasonRow) -> dict[str, list[tuple[str, Fraction]]]:
     rows = book.balances(db, season.id)
     names = player_names(db, [b.player_id for b in rows])
     out: dict[str, list[tuple[str, Fraction]]] = defaultdict(list)
@@ -51,7 +52,7 @@ def balances_by_unit(db: Sql, season: SeasonRow) -> dict[str, list[tuple[str, Fr
     return out
 
 
-def standings(db: Sql, chat_id: int, thread_id: int, req: Standings) -> StandingsView:
+def standings(db: Connection, chat_id: int, thread_id: int, req: Standings) -> StandingsView:
     season = season_for(db, chat_id, req.season)
     by_unit = balances_by_unit(db, season)
     sections = tuple((u, tuple(by_unit[u])) for u in sorted(by_unit, key=Unit.order))
@@ -65,7 +66,9 @@ def standings(db: Sql, chat_id: int, thread_id: int, req: Standings) -> Standing
     )
 
 
-def _marathon_progress(db: Sql, chat_id: int, thread_id: int, season: SeasonRow) -> Progress | None:
+def _marathon_progress(
+    db: Connection, chat_id: int, thread_id: int, season: SeasonRow
+) -> Progress | None:
     table = tables.open_table(db, chat_id, thread_id)
     if table is None or not table.marathon or table.season_id != season.id:
         return None
@@ -78,20 +81,20 @@ def _marathon_progress(db: Sql, chat_id: int, thread_id: int, season: SeasonRow)
     return progress(state, names)
 
 
-def history(db: Sql, chat_id: int, req: History) -> HistoryView:
+def history(db: Connection, chat_id: int, req: History) -> HistoryView:
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
     hands = tuple(hand_views(db, events))
     return HistoryView(season=season.number, hands=hands, tz=chat_zone(db, chat_id))
 
 
-def chat_zone(db: Sql, chat_id: int) -> str:
+def chat_zone(db: Connection, chat_id: int) -> str:
     """The chat's time zone (/set tz), UTC for a chat not seen yet."""
     chat = chats.get_chat(db, chat_id)
     return "UTC" if chat is None else chat.tz
 
 
-def settle(db: Sql, chat_id: int, req: Settle) -> SettleView:
+def settle(db: Connection, chat_id: int, req: Settle) -> SettleView:
     """Fewest transfers per unit. 510K scores are not zero-sum: they settle around the average."""
     season = season_for(db, chat_id, req.season)
     chat = chats.get_chat(db, chat_id)
@@ -107,7 +110,7 @@ def settle(db: Sql, chat_id: int, req: Settle) -> SettleView:
     )
 
 
-def seasons(db: Sql, chat_id: int) -> SeasonsView:
+def seasons(db: Connection, chat_id: int) -> SeasonsView:
     lines = [
         SeasonLine(number=s.number, opened_at=s.opened_at, archived_at=s.archived_at, hands=n)
         for s, n in chats.seasons_with_hands(db, chat_id)
@@ -115,7 +118,7 @@ def seasons(db: Sql, chat_id: int) -> SeasonsView:
     return SeasonsView(seasons=tuple(lines))
 
 
-def rules(db: Sql, chat_id: int, thread_id: int, req: Rules) -> RulesView:
+def rules(db: Connection, chat_id: int, thread_id: int, req: Rules) -> RulesView:
     chat = chats.get_chat(db, chat_id)  # None: a chat that never wrote, on the defaults
     table = tables.open_table(db, chat_id, thread_id)
     return RulesView(

@@ -1,8 +1,9 @@
 """The schema: chats, seasons, players, tables, and an append-only ledger of events.
 
-For Alembic (and the tests' checks) only: the service reads and writes through
-`storage.gateway`. What a new row does not say, the schema fills (`server_default`s, revision
-0004): the gateway's INSERTs name only what they decide.
+Each table is described once. Where the service reads and changes rows, the columns are a plain
+SQLModel (`ChatRow`, `PlayerRow`…: the type of a row read back) and the table class adds only
+what makes it a table; the gateway builds its statements on `Model.__table__`. What a new row
+does not say, the schema fills (`server_default`s).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint, false, text
+from sqlalchemy import JSON, BigInteger, Column, Index, Table, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 from storage.types import FractionType
@@ -30,45 +31,71 @@ def sql_default(value: str) -> dict[str, Any]:
     return {"server_default": text(value)}
 
 
-class Chat(SQLModel, table=True):
+class ChatRow(SQLModel):
     """A Telegram chat and its settings. Its row is locked by every write of the chat."""
 
     id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     lang: str | None = None
     stake: Fraction | None = Field(default=None, sa_type=FractionType)
-    sisuang: bool = Field(sa_column_kwargs=OFF)
-    zerosum: bool = Field(sa_column_kwargs=OFF)
-    next_seq: int = Field(sa_column_kwargs=sql_default("1"))  # the next event number (gapless)
-    tz: str = Field(sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of /history and /export
-    created_at: datetime = Field(sa_column_kwargs=NOW)
+    sisuang: bool = Field(default=False, sa_column_kwargs=OFF)
+    zerosum: bool = Field(default=False, sa_column_kwargs=OFF)
+    next_seq: int = Field(default=1, sa_column_kwargs=sql_default("1"))  # the next event number
+    tz: str = Field(default="UTC", sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of times
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
-class Season(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("chat_id", "number"),)
+class Chat(ChatRow, table=True):
+    pass
 
-    id: int | None = Field(default=None, primary_key=True)
+
+class SeasonRow(SQLModel):
+    id: int = Field(primary_key=True)
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
     number: int
-    opened_at: datetime = Field(sa_column_kwargs=NOW)
+    opened_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
     archived_at: datetime | None = None
 
 
-class Player(SQLModel, table=True):
+class Season(SeasonRow, table=True):
+    __table_args__ = (UniqueConstraint("chat_id", "number"),)
+
+
+class PlayerRow(SQLModel):
     """A person at the table: a Telegram user, or a guest (no user id) who may be linked later."""
 
-    __table_args__ = (UniqueConstraint("chat_id", "user_id"),)
-
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(primary_key=True)
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
     name: str
     user_id: int | None = Field(default=None, sa_type=BigInteger)
     username: str | None = None
-    created_at: datetime = Field(sa_column_kwargs=NOW)
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
-class GameTable(SQLModel, table=True):
+class Player(PlayerRow, table=True):
+    __table_args__ = (UniqueConstraint("chat_id", "user_id"),)
+
+
+class TableRow(SQLModel):
     """An open (or closed) table of one game in a chat or forum topic; seats are player ids."""
 
+    id: int = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    thread_id: int = Field(default=0, sa_type=BigInteger, sa_column_kwargs=sql_default("0"))
+    season_id: int = Field(foreign_key="season.id")
+    game: str  # scoring.games.Game
+    name: str = Field(default="", sa_column_kwargs=sql_default("''"))  # a free game's name
+    marathon: bool = Field(default=False, sa_column_kwargs=OFF)
+    sisuang: bool = Field(default=False, sa_column_kwargs=OFF)
+    zerosum: bool = Field(default=False, sa_column_kwargs=OFF)
+    seats: list[int] = Field(
+        default_factory=list, sa_type=JSON, sa_column_kwargs=sql_default("'[]'")
+    )
+    dealer: int = Field(default=0, sa_column_kwargs=sql_default("0"))  # the dealer's seat index
+    opened_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+    closed_at: datetime | None = None
+
+
+class GameTable(TableRow, table=True):
     __tablename__ = "game_table"
     __table_args__ = (
         Index(
@@ -81,25 +108,30 @@ class GameTable(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
-    thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
-    season_id: int = Field(foreign_key="season.id")
+
+class EventRow(SQLModel):
+    """One recorded change: a hand, a kong, a transfer or an undo. Never deleted; an undone
+    event points at the undo that reverted it."""
+
+    id: int = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by (chat_id, seq)
+    season_id: int = Field(foreign_key="season.id")  # indexed by ix_event_season_kind_seq
+    table_id: int | None = Field(default=None, foreign_key="game_table.id")
+    seq: int
+    hand_no: int | None = None  # hands and transfers: 1, 2, … per table and season
+    kind: str  # scoring.games.EventKind
     game: str  # scoring.games.Game
-    name: str = Field(sa_column_kwargs=sql_default("''"))  # a free game's name ("" for none)
-    marathon: bool = Field(sa_column_kwargs=OFF)
-    sisuang: bool = Field(sa_column_kwargs=OFF)
-    zerosum: bool = Field(sa_column_kwargs=OFF)
-    seats: list[int] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'[]'"))
-    dealer: int = Field(sa_column_kwargs=sql_default("0"))  # mahjong: the dealer's seat index
-    opened_at: datetime = Field(sa_column_kwargs=NOW)
-    closed_at: datetime | None = None
+    text: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    data: dict[str, Any] = Field(
+        default_factory=dict, sa_type=JSON, sa_column_kwargs=sql_default("'{}'")
+    )
+    recorded_by: int | None = Field(default=None, sa_type=BigInteger)
+    recorded_by_name: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+    undone_by: int | None = Field(default=None, foreign_key="event.id")
 
 
-class Event(SQLModel, table=True):
-    """One recorded change: a hand, a kong, or an undo. Never deleted; an undone event points
-    at the undo that reverted it."""
-
+class Event(EventRow, table=True):
     __table_args__ = (
         UniqueConstraint("chat_id", "seq"),
         Index("ix_event_table_season_seq", "table_id", "season_id", "seq"),
@@ -107,25 +139,11 @@ class Event(SQLModel, table=True):
         Index("ix_event_season_kind_seq", "season_id", "kind", "seq"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by (chat_id, seq)
-    season_id: int = Field(foreign_key="season.id")  # indexed by ix_event_season_kind_seq
-    table_id: int | None = Field(default=None, foreign_key="game_table.id")
-    seq: int
-    hand_no: int | None = None  # hands only: 1, 2, … per table and season
-    kind: str  # scoring.games.EventKind
-    game: str  # scoring.games.Game
-    text: str = Field(sa_column_kwargs=sql_default("''"))
-    data: dict[str, Any] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'{}'"))
-    recorded_by: int | None = Field(default=None, sa_type=BigInteger)
-    recorded_by_name: str = Field(sa_column_kwargs=sql_default("''"))
-    created_at: datetime = Field(sa_column_kwargs=NOW)
-    undone_by: int | None = Field(default=None, foreign_key="event.id")
 
-
-class Transfer(SQLModel, table=True):
-    """A payment of a hand: `payer` → `payee`. For 510K scores (not zero-sum) one side is the
-    table (None): a positive score is paid by the table, a negative one to it."""
+class TransferRow(SQLModel):
+    """A payment of a record: `payer` → `payee`. For 510K scores and free rounds (not paid
+    between players) one side is the table (None): a positive score is paid by the table, a
+    negative one to it."""
 
     id: int | None = Field(default=None, primary_key=True)
     event_id: int = Field(foreign_key="event.id", index=True)
@@ -133,19 +151,31 @@ class Transfer(SQLModel, table=True):
     unit: str  # scoring.games.Unit
     payer_id: int | None = Field(default=None, foreign_key="player.id")
     payee_id: int | None = Field(default=None, foreign_key="player.id")
-    amount: Fraction = Field(sa_type=FractionType)
+    amount: Fraction | int = Field(sa_type=FractionType)
     reason: str
-    detail: dict[str, Any] = Field(sa_type=JSON, sa_column_kwargs=sql_default("'{}'"))
+    detail: dict[str, Any] = Field(
+        default_factory=dict, sa_type=JSON, sa_column_kwargs=sql_default("'{}'")
+    )
 
 
-class Balance(SQLModel, table=True):
+class Transfer(TransferRow, table=True):
+    pass
+
+
+class BalanceRow(SQLModel):
     """Running balance per season, player and unit: the sum of the season's live transfers,
     kept in the same transaction as every change so standings never scan history."""
 
     season_id: int = Field(foreign_key="season.id", primary_key=True)
     player_id: int = Field(foreign_key="player.id", primary_key=True)
     unit: str = Field(primary_key=True)
-    amount: Fraction = Field(sa_type=FractionType, sa_column_kwargs=sql_default("'0'"))
+    amount: Fraction = Field(
+        default=Fraction(0), sa_type=FractionType, sa_column_kwargs=sql_default("'0'")
+    )
+
+
+class Balance(BalanceRow, table=True):
+    pass
 
 
 class ProcessedUpdate(SQLModel, table=True):
@@ -156,7 +186,7 @@ class ProcessedUpdate(SQLModel, table=True):
     update_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     chat_id: int = Field(sa_type=BigInteger)
     event_id: int | None = None
-    processed_at: datetime = Field(index=True, sa_column_kwargs=NOW)
+    processed_at: datetime = Field(default_factory=utcnow, index=True, sa_column_kwargs=NOW)
 
 
 class ChatMove(SQLModel, table=True):
@@ -166,7 +196,7 @@ class ChatMove(SQLModel, table=True):
 
     old_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     new_id: int = Field(sa_type=BigInteger)
-    moved_at: datetime = Field(sa_column_kwargs=NOW)
+    moved_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
 # --- /stats, kept up to date as hands are recorded and undone (revision 0005) ---------------
@@ -252,14 +282,27 @@ class AppLink(SQLModel, table=True):
     token: str = Field(primary_key=True)
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
-    created_at: datetime = Field(sa_column_kwargs=NOW)
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
-class Outbox(SQLModel, table=True):
+class OutboxRow(SQLModel):
     """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
     written once the change committed and sent after the webhook answered; `sent_at` once
     Telegram accepted it (or refused it for good: `error`). `claimed_until`: a sender's lease."""
 
+    id: int = Field(primary_key=True)
+    update_id: int = Field(sa_type=BigInteger)
+    seq: int  # the call's place among the update's calls
+    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
+    method: str  # the Bot API method, e.g. sendMessage
+    payload: str  # JSON: its parameters as sent, and files (base64)
+    created_at: datetime = Field(default_factory=utcnow, index=True, sa_column_kwargs=NOW)
+    claimed_until: datetime | None = None
+    sent_at: datetime | None = None
+    error: str | None = None
+
+
+class Outbox(OutboxRow, table=True):
     __table_args__ = (
         UniqueConstraint("update_id", "seq"),
         Index(
@@ -270,13 +313,27 @@ class Outbox(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    update_id: int = Field(sa_type=BigInteger)
-    seq: int  # the call's place among the update's calls
-    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
-    method: str  # the Bot API method, e.g. sendMessage
-    payload: str  # JSON: its parameters as sent, and files (base64)
-    created_at: datetime = Field(index=True, sa_column_kwargs=NOW)
-    claimed_until: datetime | None = None
-    sent_at: datetime | None = None
-    error: str | None = None
+
+def core_table(model: type[SQLModel]) -> Table:
+    """The Core table of a table model: what the gateway's statements are built on."""
+    found = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(found, Table)
+    return found
+
+
+chat = core_table(Chat)
+season = core_table(Season)
+player = core_table(Player)
+game_table = core_table(GameTable)
+event = core_table(Event)
+transfer = core_table(Transfer)
+balance = core_table(Balance)
+processed_update = core_table(ProcessedUpdate)
+chat_move = core_table(ChatMove)
+stat_player = core_table(StatPlayer)
+stat_win = core_table(StatWin)
+stat_pair = core_table(StatPair)
+stat_hands = core_table(StatHands)
+balance_mark = core_table(BalanceMark)
+app_link = core_table(AppLink)
+outbox = core_table(Outbox)

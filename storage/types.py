@@ -14,11 +14,12 @@ def exact_amount(text: str) -> Fraction | int:
     """A stored amount ("45/2" or "-3") for arithmetic: whole numbers stay ints (exact, and
     cheaper to add up)."""
     numerator, slash, denominator = text.partition("/")
-    return Fraction(int(numerator), int(denominator)) if slash else int(text)  # not a regex
+    return Fraction(int(numerator), int(denominator)) if slash else int(text)
 
 
 class FractionType(TypeDecorator[Fraction]):
-    """A `Fraction` kept exactly as "numerator/denominator" text (or a plain integer)."""
+    """An exact amount kept as "numerator/denominator" text (or a plain integer), read back as
+    a `Fraction` (never a float)."""
 
     impl = String(48)
     cache_ok = True
@@ -29,4 +30,4 @@ class FractionType(TypeDecorator[Fraction]):
         return str(Fraction(value))
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Fraction | None:
-        return None if value is None else Fraction(value)
+        return None if value is None else Fraction(exact_amount(value))

@@ -1,16 +1,40 @@
-"""The one way to the data: every question a use case or a view asks, as a plain SQL statement
-(`storage.sql`) on the connection of the caller's transaction, answered with plain row records
-(`storage.rows`). Each statement is written once, here; the caller owns the transaction.
-
-Plain DBAPI because the hand path's budget is a fraction of a millisecond: the same statements
-through SQLAlchemy's ORM cost ~20 times more (`bench/RESULTS.md`), and one style for every use
-case beats two that must agree. The SQLModel classes (`storage.models`) describe the schema for
-Alembic only; the schema fills what a new row does not say (`server_default`s, revision 0004).
+"""The one way to the data: every question a use case or a view asks, as a statement built once
+on the models' tables (SQLAlchemy Core on `Model.__table__`), run on the connection of the
+caller's transaction and answered with the models' row types. The caller owns the
+transaction (`storage.unit_of_work`).
 
 By table: `chats` (chat, season, processed_update), `tables` (game_table), `players` (player),
-`ledger` (event, transfer, balance), `app_links` (app_link).
+`ledger` (event, transfer, balance), `stats`, `marks`, `chat_move`, `outbox`, `app_links`.
 """
 
-from storage.gateway import app_links, chats, ledger, players, tables
+from __future__ import annotations
 
-__all__ = ["app_links", "chats", "ledger", "players", "tables"]
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.dml import Insert
+from sqlmodel import SQLModel
+
+M = TypeVar("M", bound=SQLModel)
+
+
+def shaped(model: type[M], table: Table, values: Sequence[Any]) -> M:
+    """The row `values` (the table's columns in order, as `select(table)` reads them) as the
+    model's row type."""
+    return model(**dict(zip(table.c.keys(), values, strict=True)))
+
+
+class Upsert:
+    """An INSERT … ON CONFLICT statement in each dialect's own form (both have one)."""
+
+    def __init__(self, table: Table, build: Callable[[Any], Insert]) -> None:
+        self._by_dialect = {
+            "sqlite": build(sqlite.insert(table)),
+            "postgresql": build(postgresql.insert(table)),
+        }
+
+    def of(self, db: Connection) -> Insert:
+        return self._by_dialect[db.dialect.name]

@@ -4,27 +4,31 @@ from __future__ import annotations
 
 import secrets
 
-from storage.sql import Sql
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.engine import Connection
+
+from storage.models import app_link
 
 TOKEN_BYTES = 24  # 32 URL-safe characters; Telegram's startapp allows up to 512 of A-Za-z0-9_-
+_TOKEN = select(app_link.c.token).where(
+    app_link.c.chat_id == bindparam("chat_id"), app_link.c.thread_id == bindparam("thread_id")
+)
+_PLACE = select(app_link.c.chat_id, app_link.c.thread_id).where(
+    app_link.c.token == bindparam("token")
+)
 
 
-def token_for(db: Sql, chat_id: int, thread_id: int) -> str:
+def token_for(db: Connection, chat_id: int, thread_id: int) -> str:
     """The chat's (and topic's) token, made on first use (the chat's row is locked)."""
-    row = db.row(
-        "SELECT token FROM app_link WHERE chat_id = ? AND thread_id = ?", (chat_id, thread_id)
-    )
-    if row is not None:
-        return str(row[0])
+    found = db.scalar(_TOKEN, {"chat_id": chat_id, "thread_id": thread_id})
+    if found is not None:
+        return str(found)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    db.run(
-        "INSERT INTO app_link (token, chat_id, thread_id) VALUES (?, ?, ?)",
-        (token, chat_id, thread_id),
-    )
+    db.execute(insert(app_link).values(token=token, chat_id=chat_id, thread_id=thread_id))
     return token
 
 
-def place_of(db: Sql, token: str) -> tuple[int, int] | None:
+def place_of(db: Connection, token: str) -> tuple[int, int] | None:
     """The (chat id, thread id) a token opens, or None."""
-    row = db.row("SELECT chat_id, thread_id FROM app_link WHERE token = ?", (token,))
+    row = db.execute(_PLACE, {"token": token}).first()
     return None if row is None else (int(row[0]), int(row[1]))

@@ -6,8 +6,7 @@ So the move is a merge: when the new chat already has rows, the old chat's rows 
 
 - Events: the old chat's keep their numbers (they came first); the new chat's follow them
   (`seq` shifted by the old chat's count), so it stays gapless and unique. Hand numbers count
-  per table and season and tables are not shared, so every table keeps its own numbering
-  (also in a season merged into another): (table, season, hand number) stays unique.
+  per table and season and tables are not shared, so every table keeps its own numbering.
 - Seasons: the new chat's first season continues the old chat's open one (its hands, tables
   and balances join it); later ones are numbered after. Only the last season stays open.
 - Players: a member who has a player in both chats keeps the old one (records, seats and
@@ -16,90 +15,73 @@ So the move is a merge: when the new chat already has rows, the old chat's rows 
 - Settings: the old chat's, but a language or stake set in the new chat wins.
 - Balance marks (/chart) of the seasons whose events moved are written anew.
 
-The move is recorded (`chat_move`), so a write for the old id that is processed after it goes
-to the new chat too.
+The move is recorded (`chat_move`), so a write for the old id processed after it goes to the
+new chat too (`follow`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from storage.gateway import marks, stats
-from storage.gateway.chats import (
-    get_chat,
-    lock_chat,
-    lock_chat_created,
-    lock_with_prologue_row,
-    prologue,
-    prologue_from,
-    prologue_with_chat,
+from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+
+from storage.gateway import chats, marks, stats
+from storage.models import (
+    ChatRow,
+    app_link,
+    balance,
+    chat,
+    chat_move,
+    event,
+    game_table,
+    player,
+    processed_update,
+    season,
+    transfer,
+    utcnow,
 )
-from storage.rows import ChatRow, SeasonRow, TableRow
-from storage.sql import ReadKey, Sql, placeholders
 
 log = logging.getLogger(__name__)
 
-CHAT_OWNED = ("season", "player", "game_table", "event", "processed_update", "app_link")
+CHAT_OWNED = (season, player, game_table, event, processed_update, app_link)
+#: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
+PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
+#: The fields that map players' ids (as text) to amounts (a free round's or transfer's net).
+PLAYER_KEYED = frozenset({"net"})
 
 
-def moved_to(db: Sql, chat_id: int) -> int | None:
+def moved_to(db: Connection, chat_id: int) -> int | None:
     """The chat id that `chat_id` became, if it moved."""
-    row = db.row("SELECT new_id FROM chat_move WHERE old_id = ?", (chat_id,))
-    return None if row is None else int(row[0])
+    found = db.scalar(select(chat_move.c.new_id).where(chat_move.c.old_id == chat_id))
+    return None if found is None else int(found)
 
 
-def lock_followed(db: Sql, chat_id: int) -> ChatRow:
-    """`chats.lock_chat`, but a chat that moved is locked at its new id. Only a chat row made
-    just now is looked up (an existing chat did not move): no cost on the hot path."""
-    chat, created = lock_chat_created(db, chat_id)
-    return _followed(db, chat, created) or chat
+def follow(db: Connection, chat_id: int) -> int | None:
+    """For a chat row made just now (`chats.lock`): the chat it moved to, if it did; the row
+    made for it is removed."""
+    target = moved_to(db, chat_id)
+    if target is not None:
+        db.execute(delete(chat).where(chat.c.id == chat_id))
+        log.info("a write for chat %s goes to %s, which it became", chat_id, target)
+    return target
 
 
-def _followed(db: Sql, chat: ChatRow, created: bool) -> ChatRow | None:
-    """What `chat` (its row just locked; made now if `created`) moved to, locked; None if it did
-    not move. The row made for it is removed."""
-    target = moved_to(db, chat.id) if created else None
-    if target is None:
-        return None
-    db.run("DELETE FROM chat WHERE id = ?", (chat.id,))
-    log.info("a write for chat %s goes to %s, which it became", chat.id, target)
-    return lock_chat(db, target)
-
-
-def lock_with_prologue(
-    db: Sql, chat_id: int, thread_id: int, update_id: int | None, ahead: Sequence[ReadKey] = ()
-) -> tuple[ChatRow, SeasonRow, tuple[int | None] | None, TableRow | None]:
-    """What a write does first: `lock_followed`, then `chats.prologue` of the chat it locked:
-    in one statement on SQLite (a chat that has its row: it did not move), in one round trip on
-    PostgreSQL, with the reads `ahead` (`storage.read_ahead`; a chat that moved is read again
-    at its new id)."""
-    if db.pg:
-        chat, created, row = lock_with_prologue_row(db, chat_id, thread_id, update_id, ahead)
-        target = _followed(db, chat, created)
-        if target is None:
-            return chat, *prologue_from(db, chat_id, row)
-        return target, *prologue(db, target.id, thread_id, update_id)
-    if found_with_chat := prologue_with_chat(db, chat_id, thread_id, update_id):
-        return found_with_chat
-    chat = lock_followed(db, chat_id)
-    return chat, *prologue(db, chat.id, thread_id, update_id)
-
-
-def move_chat(db: Sql, old_id: int, new_id: int) -> str:
+def move_chat(db: Connection, old_id: int, new_id: int) -> str:
     """Merge the old chat's rows into the new chat (made if need be); returns "merged", or
     "nothing" when the old chat has no records (none, or moved already). Both chat rows are locked
     first (in id order), so the two migration messages and the chat's writes queue up."""
     if old_id == new_id:
         return "nothing"
     for chat_id in sorted((old_id, new_id)):  # the new chat's row is made if need be
-        if chat_id == new_id or get_chat(db, chat_id) is not None:
-            lock_chat(db, chat_id)
+        if chat_id == new_id or chats.get_chat(db, chat_id) is not None:
+            chats.lock(db, chat_id, 0, None)
     if moved_to(db, old_id) is None:
-        db.run("INSERT INTO chat_move (old_id, new_id) VALUES (?, ?)", (old_id, new_id))
-    old, new = get_chat(db, old_id), get_chat(db, new_id)
+        db.execute(insert(chat_move).values(old_id=old_id, new_id=new_id))
+    old, new = chats.get_chat(db, old_id), chats.get_chat(db, new_id)
     if old is None or new is None:
         log.info("chat %s moved to %s: no records to move", old_id, new_id)
         return "nothing"
@@ -107,126 +89,134 @@ def move_chat(db: Sql, old_id: int, new_id: int) -> str:
     return "merged"
 
 
-def _reassign(db: Sql, old_id: int, new_id: int) -> None:
-    for table in CHAT_OWNED:
-        db.run(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
-    db.run("DELETE FROM chat WHERE id = ?", (old_id,))
-
-
-def _merge(db: Sql, old: ChatRow, new: ChatRow) -> None:
+def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
     shift_seq = old.next_seq - 1
-    moved_events = db.row("SELECT count(*) FROM event WHERE chat_id = ?", (new.id,))
+    ids = _ids(db, season, new.id)
+    moved_events = db.scalar(select(func.count()).where(event.c.chat_id == new.id))
     # The new chat's events after the old chat's (through negatives: no collision on the way).
-    # Hand numbers stay: they count per table and season (see the module's note).
-    db.run("UPDATE event SET seq = -seq WHERE chat_id = ?", (new.id,))
-    db.run("UPDATE event SET seq = ? - seq WHERE chat_id = ?", (shift_seq, new.id))
-    renumbered = [sid for (sid,) in db.rows("SELECT id FROM season WHERE chat_id = ?", (new.id,))]
+    db.execute(update(event).where(event.c.chat_id == new.id).values(seq=-event.c.seq))
+    db.execute(update(event).where(event.c.chat_id == new.id).values(seq=shift_seq - event.c.seq))
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
     stats.fold(db, seasons, players)
-    marks.forget(db, [*renumbered, *seasons.values()])
+    marks.forget(db, [*ids, *seasons.values()])
     _merge_balances(db, seasons, players)
-    for season_id in sorted({seasons.get(s, s) for s in renumbered}):
+    for season_id in sorted({seasons.get(s, s) for s in ids}):
         marks.fill(db, season_id)
-    db.run(
-        "UPDATE game_table SET closed_at = CURRENT_TIMESTAMP WHERE chat_id = ?"
-        " AND closed_at IS NULL AND thread_id IN (SELECT thread_id FROM game_table"
-        " WHERE chat_id = ? AND closed_at IS NULL)",
-        (old.id, new.id),
+    topics_of_new = select(game_table.c.thread_id).where(
+        game_table.c.chat_id == new.id, game_table.c.closed_at.is_(None)
     )
-    db.run(
-        "UPDATE chat SET lang = ?, stake = ?, sisuang = ?, zerosum = ?, next_seq = ?,"
-        " created_at = (SELECT created_at FROM chat WHERE id = ?) WHERE id = ?",
-        (
-            new.lang or old.lang,
-            str(new.stake or old.stake) if (new.stake or old.stake) is not None else None,
-            old.sisuang,
-            old.zerosum,
-            old.next_seq + new.next_seq - 1,
-            old.id,
-            new.id,
-        ),
+    db.execute(
+        update(game_table)
+        .where(
+            game_table.c.chat_id == old.id,
+            game_table.c.closed_at.is_(None),
+            game_table.c.thread_id.in_(topics_of_new),
+        )
+        .values(closed_at=utcnow())
+    )
+    db.execute(
+        update(chat)
+        .where(chat.c.id == new.id)
+        .values(
+            lang=new.lang or old.lang,
+            stake=new.stake if new.stake is not None else old.stake,
+            sisuang=old.sisuang,
+            zerosum=old.zerosum,
+            next_seq=old.next_seq + new.next_seq - 1,
+            created_at=select(chat.c.created_at).where(chat.c.id == old.id).scalar_subquery(),
+        )
     )
     # A topic's Mini App link of the old chat (posted first) stays; the new chat's gives way.
-    db.run(
-        "DELETE FROM app_link WHERE chat_id = ? AND thread_id IN"
-        " (SELECT thread_id FROM app_link WHERE chat_id = ?)",
-        (new.id, old.id),
+    topics_of_old = select(app_link.c.thread_id).where(app_link.c.chat_id == old.id)
+    db.execute(
+        delete(app_link).where(
+            app_link.c.chat_id == new.id, app_link.c.thread_id.in_(topics_of_old)
+        )
     )
-    _reassign(db, old.id, new.id)
-    # Only the last season stays open.
-    db.run(
-        "UPDATE season SET archived_at = CURRENT_TIMESTAMP WHERE chat_id = ?"
-        " AND archived_at IS NULL AND number < (SELECT max(number) FROM season WHERE chat_id = ?)",
-        (new.id, new.id),
+    for table in CHAT_OWNED:
+        db.execute(update(table).where(table.c.chat_id == old.id).values(chat_id=new.id))
+    db.execute(delete(chat).where(chat.c.id == old.id))
+    last = select(func.max(season.c.number)).where(season.c.chat_id == new.id).scalar_subquery()
+    db.execute(  # only the last season stays open
+        update(season)
+        .where(season.c.chat_id == new.id, season.c.archived_at.is_(None), season.c.number < last)
+        .values(archived_at=utcnow())
     )
     log.info(
         "chat %s merged into %s, which had %s event(s) already: renumbered after the old"
         " chat's %s; seasons %s and players %s joined",
         old.id,
         new.id,
-        moved_events[0] if moved_events else 0,
+        moved_events or 0,
         shift_seq,
         seasons or "-",
         players or "-",
     )
 
 
-def _merge_seasons(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
+def _ids(db: Connection, table: Table, chat_id: int) -> list[int]:
+    return list(db.scalars(select(table.c.id).where(table.c.chat_id == chat_id)))
+
+
+def _merge_seasons(db: Connection, old_id: int, new_id: int) -> dict[int, int]:
     """Number the new chat's seasons after the old chat's; its first joins the old chat's open
     season. Returns {merged season id: the old season it joined}."""
-    old = db.rows(
-        "SELECT id, number, archived_at FROM season WHERE chat_id = ? ORDER BY number", (old_id,)
+    by_number = season.c.number
+    old = db.execute(
+        select(season.c.id, by_number, season.c.archived_at)
+        .where(season.c.chat_id == old_id)
+        .order_by(by_number)
+    ).all()
+    new = list(
+        db.scalars(select(season.c.id).where(season.c.chat_id == new_id).order_by(by_number))
     )
-    new = db.rows("SELECT id FROM season WHERE chat_id = ? ORDER BY number", (new_id,))
     last = old[-1][1] if old else 0
     open_old = old[-1][0] if old and old[-1][2] is None else None
     joined: dict[int, int] = {}
     if new and open_old is not None:
-        joined[new[0][0]] = open_old
+        joined[new[0]] = open_old
         new = new[1:]
-    db.run("UPDATE season SET number = -number WHERE chat_id = ?", (new_id,))
-    for offset, (season_id,) in enumerate(new, start=1):
-        db.run("UPDATE season SET number = ? WHERE id = ?", (last + offset, season_id))
+    db.execute(update(season).where(season.c.chat_id == new_id).values(number=-by_number))
+    for offset, season_id in enumerate(new, start=1):
+        db.execute(update(season).where(season.c.id == season_id).values(number=last + offset))
     for gone, kept in joined.items():
-        for table in ("event", "transfer", "game_table"):
-            db.run(f"UPDATE {table} SET season_id = ? WHERE season_id = ?", (kept, gone))
+        for table in (event, transfer, game_table):
+            db.execute(update(table).where(table.c.season_id == gone).values(season_id=kept))
     return joined
 
 
-def _merge_players(db: Sql, old_id: int, new_id: int) -> dict[int, int]:
+def _merge_players(db: Connection, old_id: int, new_id: int) -> dict[int, int]:
     """A member with a player in both chats keeps the old one: the new one's records, seats and
     the seats named in its hands' data move to it. Returns {new player id: old}."""
-    pairs = db.rows(
-        "SELECT n.id, o.id FROM player n JOIN player o ON o.user_id = n.user_id"
-        " WHERE n.chat_id = ? AND o.chat_id = ?",
-        (new_id, old_id),
+    mine = player.alias("o")
+    pairs = db.execute(
+        select(player.c.id, mine.c.id)
+        .join(mine, mine.c.user_id == player.c.user_id)
+        .where(player.c.chat_id == new_id, mine.c.chat_id == old_id)
     )
     joined = {int(n): int(o) for n, o in pairs}
+    if not joined:
+        return joined
     for gone, kept in joined.items():
-        db.run("UPDATE transfer SET payer_id = ? WHERE payer_id = ?", (kept, gone))
-        db.run("UPDATE transfer SET payee_id = ? WHERE payee_id = ?", (kept, gone))
-    if joined:
-        for event_id, data in db.rows("SELECT id, data FROM event WHERE chat_id = ?", (new_id,)):
-            record = db.json_out(data) or {}
-            remapped = _players_renamed(record, joined)
-            if remapped != record:
-                db.run("UPDATE event SET data = ? WHERE id = ?", (db.json_in(remapped), event_id))
-        for table_id, seats in db.rows(
-            "SELECT id, seats FROM game_table WHERE chat_id = ?", (new_id,)
-        ):
-            ids = [int(i) for i in db.json_out(seats)]
-            if any(i in joined for i in ids):
-                remapped = db.json_in([joined.get(i, i) for i in ids])
-                db.run("UPDATE game_table SET seats = ? WHERE id = ?", (remapped, table_id))
+        for column in (transfer.c.payer_id, transfer.c.payee_id):
+            db.execute(update(transfer).where(column == gone).values({column: kept}))
+    for event_id, data in db.execute(
+        select(event.c.id, event.c.data).where(event.c.chat_id == new_id)
+    ):
+        remapped = _players_renamed(data or {}, joined)
+        if remapped != data:
+            db.execute(update(event).where(event.c.id == event_id).values(data=remapped))
+    for table_id, seats in db.execute(
+        select(game_table.c.id, game_table.c.seats).where(game_table.c.chat_id == new_id)
+    ):
+        if any(pid in joined for pid in seats):
+            db.execute(
+                update(game_table)
+                .where(game_table.c.id == table_id)
+                .values(seats=[joined.get(pid, pid) for pid in seats])
+            )
     return joined
-
-
-#: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
-PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
-#: The fields that map players' ids (as text) to amounts (`service.free`: a round's or a
-#: transfer's net per player).
-PLAYER_KEYED = frozenset({"net"})
 
 
 def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> Any:
@@ -248,46 +238,30 @@ def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> 
     return value
 
 
-def _merge_balances(db: Sql, seasons: dict[int, int], players: dict[int, int]) -> None:
+def _merge_balances(db: Connection, seasons: dict[int, int], players: dict[int, int]) -> None:
     """Balance rows of merged seasons or players are added into the rows they joined."""
     if not seasons and not players:
         return
-    keys = list(seasons)
-    pids = list(players)
-    rows = db.rows(
-        "SELECT season_id, player_id, unit, amount FROM balance WHERE season_id IN"
-        f" ({placeholders(len(keys)) if keys else 'NULL'}) OR player_id IN"
-        f" ({placeholders(len(pids)) if pids else 'NULL'})",
-        [*keys, *pids],
-    )
-    totals: dict[tuple[int, int, str], Fraction] = {}
+    merged = (balance.c.season_id.in_(list(seasons))) | (balance.c.player_id.in_(list(players)))
+    rows = db.execute(select(balance).where(merged)).all()
+    db.execute(delete(balance).where(merged))
+    totals: dict[tuple[int, int, str], Fraction | int] = {}
     for season_id, player_id, unit, amount in rows:
-        sid, pid = int(season_id), int(player_id)
-        key = (seasons.get(sid, sid), players.get(pid, pid), str(unit))
-        totals[key] = totals.get(key, Fraction(0)) + Fraction(amount)
-        db.run(
-            "DELETE FROM balance WHERE season_id = ? AND player_id = ? AND unit = ?",
-            (season_id, player_id, unit),
-        )
+        key = (seasons.get(season_id, season_id), players.get(player_id, player_id), unit)
+        totals[key] = totals.get(key, 0) + amount
     for (season_id, player_id, unit), amount in totals.items():
-        found = db.row(
-            "SELECT amount FROM balance WHERE season_id = ? AND player_id = ? AND unit = ?",
-            (season_id, player_id, unit),
-        )
+        where = (balance.c.season_id == season_id, balance.c.player_id == player_id)
+        found = db.scalar(select(balance.c.amount).where(*where, balance.c.unit == unit))
         if found is None:
-            db.run(
-                "INSERT INTO balance (season_id, player_id, unit, amount) VALUES (?, ?, ?, ?)",
-                (season_id, player_id, unit, str(amount)),
+            db.execute(
+                insert(balance).values(
+                    season_id=season_id, player_id=player_id, unit=unit, amount=amount
+                )
             )
         else:
-            db.run(
-                "UPDATE balance SET amount = ? WHERE season_id = ? AND player_id = ? AND unit = ?",
-                (str(Fraction(found[0]) + amount), season_id, player_id, unit),
+            db.execute(
+                update(balance).where(*where, balance.c.unit == unit).values(amount=found + amount)
             )
-    _forget(db, "season", seasons)
-    _forget(db, "player", players)
-
-
-def _forget(db: Sql, table: str, merged: Iterable[int]) -> None:
-    for row_id in merged:
-        db.run(f"DELETE FROM {table} WHERE id = ?", (row_id,))
+    for table, gone in ((season, seasons), (player, players)):
+        if gone:
+            db.execute(delete(table).where(table.c.id.in_(list(gone))))

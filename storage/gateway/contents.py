@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+
 from scoring.games import EventKind
-from storage.sql import Sql
+from storage.models import chat, event
 
 
-def chats_and_hands(db: Sql) -> tuple[int, int]:
+def chats_and_hands(db: Connection) -> tuple[int, int]:
     """The number of chats, and of hands recorded and not undone, over every season."""
-    row = db.row(
-        "SELECT (SELECT count(*) FROM chat),"
-        " (SELECT count(*) FROM event WHERE kind = ? AND undone_by IS NULL)",
-        (EventKind.HAND.value,),
-    )
-    assert row is not None
-    return int(row[0]), int(row[1])
+    chats = select(func.count()).select_from(chat).scalar_subquery()
+    live = event.c.kind == EventKind.HAND.value, event.c.undone_by.is_(None)
+    hands = select(func.count()).select_from(event).where(*live).scalar_subquery()
+    found = db.execute(select(chats, hands)).one()
+    return int(found[0]), int(found[1])

@@ -13,165 +13,231 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game
-from storage.sql import Sql, placeholders
-from storage.types import exact_amount
+from storage.models import balance, balance_mark, event, stat_hands, transfer
 
 MARK_EVERY = 20  # chat events: one INSERT … SELECT per 20 events, nothing in between
 RECORDS = (EventKind.HAND.value, EventKind.PAY.value)  # what moves balances
-# A unit's live records now: its live hands (kept for /stats) and its live transfers (few).
-PLAYED = (
-    "COALESCE((SELECT h.live FROM stat_hands h WHERE h.season_id = b.season_id"
-    " AND h.unit = b.unit), 0) + (SELECT count(*) FROM event e JOIN transfer t"
-    " ON t.event_id = e.id WHERE e.season_id = b.season_id AND e.kind = 'pay'"
-    " AND e.undone_by IS NULL AND t.unit = b.unit)"
+Nets = dict[int, Fraction | int]
+
+
+def _played(unit_of: Any) -> Any:
+    """A unit's live records now: its live hands (kept for /stats) and its live transfers."""
+    hands = (
+        select(stat_hands.c.live)
+        .where(stat_hands.c.season_id == unit_of.c.season_id, stat_hands.c.unit == unit_of.c.unit)
+        .scalar_subquery()
+    )
+    transfers = (
+        select(func.count())
+        .select_from(event.join(transfer, transfer.c.event_id == event.c.id))
+        .where(
+            event.c.season_id == unit_of.c.season_id,
+            event.c.kind == EventKind.PAY.value,
+            event.c.undone_by.is_(None),
+            transfer.c.unit == unit_of.c.unit,
+        )
+        .scalar_subquery()
+    )
+    return func.coalesce(hands, 0) + transfers
+
+
+_MARK = insert(balance_mark).from_select(
+    ["season_id", "seq", "unit", "player_id", "amount", "played"],
+    select(
+        balance.c.season_id,
+        bindparam("seq"),
+        balance.c.unit,
+        balance.c.player_id,
+        balance.c.amount,
+        _played(balance),
+    ).where(balance.c.season_id == bindparam("season_id"), balance.c.amount != 0),
 )
+_units = (
+    select(balance.c.season_id, balance.c.unit)
+    .distinct()
+    .where(balance.c.season_id == bindparam("season_id"))
+    .subquery()
+)
+_LIVE_COUNTS = select(_units.c.unit, _played(_units))
+_PLACES = (
+    select(balance_mark.c.seq, balance_mark.c.unit, func.max(balance_mark.c.played))
+    .where(balance_mark.c.season_id == bindparam("season_id"))
+    .group_by(balance_mark.c.seq, balance_mark.c.unit)
+    .order_by(balance_mark.c.seq, balance_mark.c.unit)
+)
+_MARKED = select(
+    balance_mark.c.seq, balance_mark.c.unit, balance_mark.c.player_id, balance_mark.c.amount
+).where(
+    balance_mark.c.season_id == bindparam("season_id"),
+    balance_mark.c.seq.in_(bindparam("seqs", expanding=True)),
+)
+_undo, _record = event.alias("u"), event.alias("r")
+_UNDONE = (
+    select(
+        _record.c.seq,
+        _undo.c.seq,
+        _record.c.game,
+        transfer.c.unit,
+        transfer.c.payer_id,
+        transfer.c.payee_id,
+        transfer.c.amount,
+    )
+    .select_from(
+        _undo.join(
+            _record,
+            (_record.c.id == _undo.c.data["target"].as_integer())
+            & (_record.c.undone_by == _undo.c.id),
+        ).outerjoin(transfer, transfer.c.event_id == _record.c.id)
+    )
+    .where(
+        _undo.c.season_id == bindparam("season_id"),
+        _undo.c.kind == EventKind.UNDO.value,
+        _record.c.kind.in_(RECORDS),
+    )
+    .order_by(_record.c.seq, transfer.c.id)
+)
+_LEDGER = (
+    select(
+        event.c.id,
+        event.c.seq,
+        event.c.kind,
+        event.c.game,
+        event.c.undone_by,
+        transfer.c.unit,
+        transfer.c.payer_id,
+        transfer.c.payee_id,
+        transfer.c.amount,
+    )
+    .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
+    .where(event.c.season_id == bindparam("season_id"))
+    .order_by(event.c.seq, transfer.c.id)
+)
+_ADD_MARKS = insert(balance_mark)
 
 
-def mark(db: Sql, season_id: int, seq: int) -> None:
+def mark(db: Connection, season_id: int, seq: int) -> None:
     """The write path's one call, as event `seq` of the season is appended (before its own
     changes): every `MARK_EVERY`-th event, the season's non-zero balances are copied."""
-    if seq % MARK_EVERY:
-        return
-    db.run(
-        "INSERT INTO balance_mark (season_id, seq, unit, player_id, amount, played)"
-        f" SELECT b.season_id, ?, b.unit, b.player_id, b.amount, {PLAYED} FROM balance b"
-        " WHERE b.season_id = ? AND b.amount <> '0'",
-        (seq, season_id),
-    )
+    if seq % MARK_EVERY == 0:
+        db.execute(_MARK, {"seq": seq, "season_id": season_id})
 
 
-def live_counts(db: Sql, season_id: int) -> dict[str, int]:
+def live_counts(db: Connection, season_id: int) -> dict[str, int]:
     """Each unit's live records (hands and transfers) now, as a mark counts them."""
-    rows = db.rows(
-        f"SELECT b.unit, {PLAYED} FROM (SELECT DISTINCT season_id, unit FROM balance"
-        " WHERE season_id = ?) b",
-        (season_id,),
-    )
+    rows = db.execute(_LIVE_COUNTS, {"season_id": season_id})
     return {unit: int(n) for unit, n in rows if n}
 
 
-def mark_places(db: Sql, season_id: int) -> list[tuple[int, str, int]]:
+def mark_places(db: Connection, season_id: int) -> list[tuple[int, str, int]]:
     """Where the season's marks stand: (seq, unit, live records of the unit), oldest first."""
-    return db.rows(
-        "SELECT seq, unit, max(played) FROM balance_mark WHERE season_id = ?"
-        " GROUP BY seq, unit ORDER BY seq, unit",
-        (season_id,),
-    )
+    return [tuple(row) for row in db.execute(_PLACES, {"season_id": season_id})]
 
 
 def marked_balances(
-    db: Sql, season_id: int, seqs: Sequence[int]
+    db: Connection, season_id: int, seqs: Sequence[int]
 ) -> Iterator[tuple[int, str, int, Fraction | int]]:
     """(seq, unit, player id, balance) of the season's marks at these events."""
     for start in range(0, len(seqs), 500):
-        chunk = seqs[start : start + 500]
-        for seq, unit, pid, amount in db.rows(
-            "SELECT seq, unit, player_id, amount FROM balance_mark WHERE season_id = ?"
-            f" AND seq IN ({placeholders(len(chunk))})",
-            (season_id, *chunk),
-        ):
-            yield seq, unit, pid, exact_amount(amount)
+        params = {"season_id": season_id, "seqs": list(seqs[start : start + 500])}
+        for row in db.execute(_MARKED, params):
+            yield tuple(row)
 
 
-Undone = tuple[int, int, str, dict[int, Fraction | int]]  # seq, undo's seq, unit, nets
+Undone = tuple[int, int, str, Nets]  # seq, undo's seq, unit, nets
 
 
-def undone_after(db: Sql, season_id: int) -> list[Undone]:
+def undone_after(db: Connection, season_id: int) -> list[Undone]:
     """The season's undone hands and transfers: (their seq, their undo's seq, unit, each
     player's net), found from the undos (few) by their target."""
-    target = "(u.data ->> 'target')::bigint" if db.pg else "json_extract(u.data, '$.target')"
-    nets: dict[tuple[int, int, str], dict[int, Fraction | int]] = {}
-    for seq, undo_seq, game, unit, payer, payee, amount in db.rows(
-        "SELECT r.seq, u.seq, r.game, t.unit, t.payer_id, t.payee_id, t.amount FROM event u"
-        f" JOIN event r ON r.id = {target} AND r.undone_by = u.id"
-        " LEFT JOIN transfer t ON t.event_id = r.id"
-        " WHERE u.season_id = ? AND u.kind = ? AND r.kind IN (?, ?) ORDER BY r.seq, t.id",
-        (season_id, EventKind.UNDO.value, *RECORDS),
-    ):
+    nets: dict[tuple[int, int, str], Nets] = {}
+    rows = db.execute(_UNDONE, {"season_id": season_id})
+    for seq, undo_seq, game, unit, payer, payee, amount in rows:
         net = nets.setdefault((seq, undo_seq, unit or unit_of(game)), defaultdict(int))
-        if amount is None:  # a hand without payments (a drawn hand) counted all the same
-            continue
-        value = exact_amount(amount)
-        if payer is not None:
-            net[payer] -= value
-        if payee is not None:
-            net[payee] += value
+        if amount is not None:  # a hand without payments (a drawn hand) counts all the same
+            _pay(net, payer, payee, amount)
     return [(seq, undo_seq, unit, dict(net)) for (seq, undo_seq, unit), net in nets.items()]
 
 
-def fill(db: Sql, season_id: int) -> None:
-    """Write the season's marks from its ledger as `mark` would have written them (revision
-    0013, a chat move): one streamed pass, the rows written a few thousand at a time."""
-    balances: dict[tuple[str, int], Fraction | int] = defaultdict(int)
-    played: dict[str, int] = defaultdict(int)
-    pending: dict[int, tuple[str, dict[int, Fraction | int]]] = {}  # by the undo's id
-    undos: set[int] = set()
-    rows: list[tuple[int, int, str, int, str, int]] = []
-    current: tuple[int, str, int | None, str, dict[int, Fraction | int]] | None = None
+def _pay(net: Nets, payer: int | None, payee: int | None, amount: Fraction | int) -> None:
+    if payer is not None:
+        net[payer] = net.get(payer, 0) - amount
+    if payee is not None:
+        net[payee] = net.get(payee, 0) + amount
 
-    def apply(event: tuple[int, str, int | None, str, dict[int, Fraction | int]]) -> None:
-        event_id, kind, undone_by, unit, net = event
-        if kind == EventKind.UNDO and event_id in pending:
-            gone_unit, gone = pending.pop(event_id)
-            played[gone_unit] -= 1
+
+class _Filling:
+    """`fill`'s running state: the balances and live records before each event."""
+
+    def __init__(self, db: Connection, season_id: int) -> None:
+        self.db, self.season_id = db, season_id
+        self.balances: dict[tuple[str, int], Fraction | int] = defaultdict(int)
+        self.played: dict[str, int] = defaultdict(int)
+        self.pending: dict[int, tuple[str, Nets]] = {}  # records undone later, by the undo's id
+        self.undos: set[int] = set()
+        self.rows: list[dict[str, Any]] = []
+
+    def before(self, seq: int) -> None:
+        """Event `seq` comes next: its mark, if it has one."""
+        if seq % MARK_EVERY:
+            return
+        self.rows.extend(
+            {"season_id": self.season_id, "seq": seq, "unit": unit, "player_id": pid}
+            | {"amount": value, "played": self.played[unit]}
+            for (unit, pid), value in self.balances.items()
+            if value
+        )
+        if len(self.rows) > 5000:
+            self.write()
+
+    def apply(self, event_id: int, kind: str, undone_by: int | None, unit: str, net: Nets) -> None:
+        if kind == EventKind.UNDO and event_id in self.pending:
+            gone_unit, gone = self.pending.pop(event_id)
+            self.played[gone_unit] -= 1
             for pid, value in gone.items():
-                balances[(gone_unit, pid)] -= value
+                self.balances[(gone_unit, pid)] -= value
         if kind == EventKind.UNDO:
-            undos.add(event_id)
-        if kind not in RECORDS or undone_by in undos:
+            self.undos.add(event_id)
+        if kind not in RECORDS or undone_by in self.undos:
             return  # a copy undone before it was written (`bench.ledger`) never counted
-        played[unit] += 1
+        self.played[unit] += 1
         for pid, value in net.items():
-            balances[(unit, pid)] += value
+            self.balances[(unit, pid)] += value
         if undone_by is not None:
-            pending[undone_by] = (unit, net)
+            self.pending[undone_by] = (unit, net)
 
-    for event_id, seq, kind, game, undone_by, unit, payer, payee, amount in db.stream(
-        "SELECT e.id, e.seq, e.kind, e.game, e.undone_by, t.unit, t.payer_id, t.payee_id,"
-        " t.amount"
-        " FROM event e LEFT JOIN transfer t ON t.event_id = e.id WHERE e.season_id = ?"
-        " ORDER BY e.seq, t.id",
-        (season_id,),
-    ):
+    def write(self) -> None:
+        if self.rows:
+            self.db.execute(_ADD_MARKS, self.rows)
+            self.rows = []
+
+
+def fill(db: Connection, season_id: int) -> None:
+    """Write the season's marks from its ledger as `mark` would have written them (a chat
+    move): one streamed pass, the rows written a few thousand at a time."""
+    filling = _Filling(db, season_id)
+    current: tuple[int, str, int | None, str, Nets] | None = None
+    ledger = db.execute(_LEDGER, {"season_id": season_id}, execution_options={"yield_per": 2000})
+    for event_id, seq, kind, game, undone_by, unit, payer, payee, amount in ledger:
         if current is None or current[0] != event_id:
             if current is not None:
-                apply(current)
-            if seq % MARK_EVERY == 0:
-                rows.extend(
-                    (season_id, seq, u, pid, str(value), played[u])
-                    for (u, pid), value in balances.items()
-                    if value
-                )
-                if len(rows) > 5000:
-                    _write(db, rows)
-            current = (event_id, kind, undone_by, unit or unit_of(game), defaultdict(int))
+                filling.apply(*current)
+            filling.before(seq)
+            current = (event_id, kind, undone_by, unit or unit_of(game), {})
         if amount is not None:
-            value = exact_amount(amount)
-            if payer is not None:
-                current[4][payer] -= value
-            if payee is not None:
-                current[4][payee] += value
-    _write(db, rows)
+            _pay(current[4], payer, payee, amount)
+    filling.write()
 
 
-def forget(db: Sql, season_ids: Sequence[int]) -> None:
+def forget(db: Connection, season_ids: Sequence[int]) -> None:
     """The seasons' marks go (a chat move renumbers their events: `fill` writes them anew)."""
     if season_ids:
-        db.run(
-            f"DELETE FROM balance_mark WHERE season_id IN ({placeholders(len(season_ids))})",
-            list(season_ids),
-        )
-
-
-def _write(db: Sql, rows: list[tuple[int, int, str, int, str, int]]) -> None:
-    db.many(
-        "INSERT INTO balance_mark (season_id, seq, unit, player_id, amount, played)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-    rows.clear()
+        db.execute(delete(balance_mark).where(balance_mark.c.season_id.in_(list(season_ids))))
 
 
 def unit_of(game: str) -> str:

@@ -4,71 +4,98 @@ several webhook workers share the work and a crashed one's calls are taken over)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from storage.rows import OutboxRow
-from storage.sql import Sql, placeholders
+import orjson
+from sqlalchemy import bindparam, delete, func, or_, select, update
+from sqlalchemy.engine import Connection
 
-FREE = "sent_at IS NULL AND (claimed_until IS NULL OR claimed_until < ?)"
+from storage.gateway import Upsert, shaped
+from storage.models import OutboxRow, outbox, utcnow
+
+_free = (
+    outbox.c.sent_at.is_(None),
+    or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < bindparam("now")),
+)
+_ADD = Upsert(outbox, lambda stmt: stmt.on_conflict_do_nothing())
+_DONE = update(outbox).where(outbox.c.id == bindparam("call_id"))
+_UNSENT = select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
 
 
-def add(db: Sql, update_id: int, calls: Sequence[tuple[int | None, str, dict[str, Any]]]) -> None:
+def _claim(skip_locked: bool) -> Any:
+    oldest = select(outbox.c.id).where(*_free).order_by(outbox.c.id).limit(bindparam("limit"))
+    if skip_locked:  # workers never wait on each other
+        oldest = oldest.with_for_update(skip_locked=True)
+    return (
+        update(outbox)
+        .where(*_free, outbox.c.id.in_(oldest.scalar_subquery()))
+        .values(claimed_until=bindparam("until"))
+        .returning(*outbox.c)
+    )
+
+
+_CLAIM = {"sqlite": _claim(False), "postgresql": _claim(True)}
+
+
+def add(
+    db: Connection, update_id: int, calls: Sequence[tuple[int | None, str, dict[str, Any]]]
+) -> None:
     """An update's calls (chat, method, payload), in order; a redelivered update's calls,
     already written, are not written again."""
-    db.many(
-        "INSERT INTO outbox (update_id, seq, chat_id, method, payload) VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (update_id, seq) DO NOTHING",
-        [
-            (update_id, seq, chat, method, db.json_in(payload))
-            for seq, (chat, method, payload) in enumerate(calls)
-        ],
-    )
-
-
-def claim(db: Sql, lease: timedelta, limit: int) -> list[OutboxRow]:
-    """Up to `limit` unsent calls nobody holds, oldest first, held for `lease`."""
-    now = db.when(db.moment)
-    until = db.when(db.moment + lease)
-    skip_locked = " FOR UPDATE SKIP LOCKED" if db.pg else ""  # workers never wait on each other
-    rows = db.rows(
-        f"UPDATE outbox SET claimed_until = ? WHERE {FREE} AND id IN"
-        f" (SELECT id FROM outbox WHERE {FREE} ORDER BY id LIMIT ?{skip_locked})"
-        " RETURNING id, chat_id, method, payload",
-        (until, now, now, limit),
-    )
-    found = [
-        OutboxRow(id_, chat, method, db.json_out(payload)) for id_, chat, method, payload in rows
-    ]
-    return sorted(found, key=lambda row: row.id)
-
-
-def done(db: Sql, outcomes: Sequence[tuple[int, str | None]]) -> None:
-    """Calls Telegram accepted (error None) or refused for good (the error)."""
-    db.many(
-        "UPDATE outbox SET sent_at = ?, error = ?, claimed_until = NULL WHERE id = ?",
-        [(db.stamp(), error, id_) for id_, error in outcomes],
-    )
-
-
-def release(db: Sql, ids: Sequence[int]) -> None:
-    """Calls to try again later (Telegram unreachable)."""
-    if ids:
-        db.run(
-            f"UPDATE outbox SET claimed_until = NULL WHERE id IN ({placeholders(len(ids))})",
-            tuple(ids),
+    if calls:
+        db.execute(
+            _ADD.of(db),
+            [
+                {
+                    "update_id": update_id,
+                    "seq": seq,
+                    "chat_id": chat,
+                    "method": method,
+                    "payload": orjson.dumps(payload).decode(),
+                }
+                for seq, (chat, method, payload) in enumerate(calls)
+            ],
         )
 
 
-def prune(db: Sql, older_than: timedelta) -> None:
-    """Forget calls sent long ago."""
-    db.run(
-        "DELETE FROM outbox WHERE sent_at IS NOT NULL AND created_at < ?",
-        (db.when(db.moment - older_than),),
-    )
+def claim(db: Connection, lease: timedelta, limit: int) -> list[OutboxRow]:
+    """Up to `limit` unsent calls nobody holds, oldest first, held for `lease`."""
+    now = utcnow()
+    rows = db.execute(_CLAIM[db.dialect.name], {"now": now, "until": now + lease, "limit": limit})
+    return sorted((shaped(OutboxRow, outbox, row) for row in rows), key=lambda row: row.id)
 
 
-def unsent(db: Sql) -> int:
+def payload(row: OutboxRow) -> dict[str, Any]:
+    """A call's parameters and files, as `add` stored them."""
+    found: dict[str, Any] = orjson.loads(row.payload)
+    return found
+
+
+def done(db: Connection, outcomes: Sequence[tuple[int, str | None]]) -> None:
+    """Calls Telegram accepted (error None) or refused for good (the error)."""
+    if outcomes:
+        now = utcnow()
+        db.execute(
+            _DONE,
+            [
+                {"call_id": id_, "sent_at": now, "error": error, "claimed_until": None}
+                for id_, error in outcomes
+            ],
+        )
+
+
+def release(db: Connection, ids: Sequence[int]) -> None:
+    """Calls to try again later (Telegram unreachable)."""
+    if ids:
+        db.execute(update(outbox).where(outbox.c.id.in_(list(ids))).values(claimed_until=None))
+
+
+def prune(db: Connection, before: datetime) -> None:
+    """Forget calls sent before `before`."""
+    db.execute(delete(outbox).where(outbox.c.sent_at.is_not(None), outbox.c.created_at < before))
+
+
+def unsent(db: Connection) -> int:
     """How many calls wait (tests, health)."""
-    row = db.row("SELECT count(*) FROM outbox WHERE sent_at IS NULL")
-    return int(row[0]) if row else 0
+    return int(db.scalar(_UNSENT) or 0)

@@ -4,67 +4,79 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from storage.rows import PlayerRow
-from storage.sql import Sql, placeholders
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.engine import Connection
 
-PLAYER = "id, name, user_id, username"
+from storage.gateway import shaped
+from storage.models import PlayerRow, balance, player
+
+_BY_IDS = select(player).where(player.c.id.in_(bindparam("ids", expanding=True)))
+_OF_CHAT = select(player).where(player.c.chat_id == bindparam("chat_id")).order_by(player.c.id)
+_OF_USER = select(player).where(
+    player.c.chat_id == bindparam("chat_id"), player.c.user_id == bindparam("user_id")
+)
+_GUESTS_OF = (
+    select(player)
+    .where(
+        player.c.chat_id == bindparam("chat_id"),
+        player.c.user_id.is_(None),
+        func.lower(player.c.username) == bindparam("username"),
+    )
+    .order_by(player.c.id)
+)
+_IN_CHAT = select(player).where(
+    player.c.chat_id == bindparam("chat_id"), player.c.id == bindparam("player_id")
+)
+_ADD = insert(player).returning(*player.c)
+_SAVE = update(player).where(player.c.id == bindparam("player_id"))
+_PLAYED = select(balance.c.player_id).where(balance.c.player_id == bindparam("player_id")).limit(1)
 
 
-def players_by_id(db: Sql, ids: Iterable[int]) -> dict[int, PlayerRow]:
+def players_by_id(db: Connection, ids: Iterable[int]) -> dict[int, PlayerRow]:
     wanted = list(set(ids))
     if not wanted:
         return {}
-    rows = db.rows(f"SELECT {PLAYER} FROM player WHERE id IN ({placeholders(len(wanted))})", wanted)
-    return {row[0]: PlayerRow(*row) for row in rows}
+    rows = db.execute(_BY_IDS, {"ids": wanted})
+    return {row.id: shaped(PlayerRow, player, row) for row in rows}
 
 
-def players_of_chat(db: Sql, chat_id: int) -> list[PlayerRow]:
+def players_of_chat(db: Connection, chat_id: int) -> list[PlayerRow]:
     """Everyone who ever played in the chat, oldest first."""
-    rows = db.rows(f"SELECT {PLAYER} FROM player WHERE chat_id = ? ORDER BY id", (chat_id,))
-    return [PlayerRow(*row) for row in rows]
+    return [shaped(PlayerRow, player, row) for row in db.execute(_OF_CHAT, {"chat_id": chat_id})]
 
 
-def player_of_user(db: Sql, chat_id: int, user_id: int) -> PlayerRow | None:
-    row = db.row(
-        f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND user_id = ?", (chat_id, user_id)
-    )
-    return None if row is None else PlayerRow(*row)
+def player_of_user(db: Connection, chat_id: int, user_id: int) -> PlayerRow | None:
+    row = db.execute(_OF_USER, {"chat_id": chat_id, "user_id": user_id}).first()
+    return None if row is None else shaped(PlayerRow, player, row)
 
 
-def guests_where(db: Sql, chat_id: int, *, username: str) -> list[PlayerRow]:
+def guests_where(db: Connection, chat_id: int, *, username: str) -> list[PlayerRow]:
     """The chat's guests linked to this @username (case ignored), oldest first."""
-    rows = db.rows(
-        f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND user_id IS NULL"
-        " AND lower(username) = ? ORDER BY id",
-        (chat_id, username.lower()),
-    )
-    return [PlayerRow(*row) for row in rows]
+    rows = db.execute(_GUESTS_OF, {"chat_id": chat_id, "username": username.lower()})
+    return [shaped(PlayerRow, player, row) for row in rows]
 
 
 def add_player(
-    db: Sql, chat_id: int, name: str, user_id: int | None = None, username: str | None = None
+    db: Connection, chat_id: int, name: str, user_id: int | None = None, username: str | None = None
 ) -> PlayerRow:
     """A new player: a Telegram user, or a guest (no user id)."""
-    player_id = db.insert(
-        "INSERT INTO player (chat_id, name, user_id, username) VALUES (?, ?, ?, ?)",
-        (chat_id, name, user_id, username),
-    )
-    return PlayerRow(player_id, name, user_id, username)
+    params = {"chat_id": chat_id, "name": name, "user_id": user_id, "username": username}
+    return shaped(PlayerRow, player, db.execute(_ADD, params).one())
 
 
-def save_player(db: Sql, player: PlayerRow) -> None:
+def save_player(db: Connection, row: PlayerRow) -> None:
     """A player's name, Telegram user and @username."""
-    db.run(
-        "UPDATE player SET name = ?, user_id = ?, username = ? WHERE id = ?",
-        (player.name, player.user_id, player.username, player.id),
+    db.execute(
+        _SAVE,
+        {"player_id": row.id, "name": row.name, "user_id": row.user_id, "username": row.username},
     )
 
 
-def player_in_chat(db: Sql, chat_id: int, player_id: int) -> PlayerRow | None:
-    row = db.row(f"SELECT {PLAYER} FROM player WHERE chat_id = ? AND id = ?", (chat_id, player_id))
-    return None if row is None else PlayerRow(*row)
+def player_in_chat(db: Connection, chat_id: int, player_id: int) -> PlayerRow | None:
+    row = db.execute(_IN_CHAT, {"chat_id": chat_id, "player_id": player_id}).first()
+    return None if row is None else shaped(PlayerRow, player, row)
 
 
-def has_played(db: Sql, player_id: int) -> bool:
+def has_played(db: Connection, player_id: int) -> bool:
     """Whether the player sat at a recorded hand (every seated player has a balance then)."""
-    return db.row("SELECT 1 FROM balance WHERE player_id = ? LIMIT 1", (player_id,)) is not None
+    return db.execute(_PLAYED, {"player_id": player_id}).first() is not None

@@ -2,66 +2,49 @@
 
 from __future__ import annotations
 
-from storage.rows import TableRow
-from storage.sql import Row, Sql
+from datetime import datetime
 
-TABLE = "id, season_id, game, marathon, sisuang, zerosum, seats, dealer, name"
-OPEN = "chat_id = ? AND closed_at IS NULL"  # the chat's open tables (one per topic)
-TABLE_T = ", ".join(f"t.{column}" for column in TABLE.split(", "))  # joined as `t`
-OPEN_T = "t.chat_id = ? AND t.closed_at IS NULL AND t.thread_id = ?"  # that of a topic, as `t`
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 
+from storage.gateway import shaped
+from storage.models import TableRow, game_table
 
-def joined_table(db: Sql, row: Row) -> TableRow | None:
-    """A table read joined to another statement's row (`TABLE_T`): None when none matched."""
-    return None if row[0] is None else _table(db, row)
-
-
-def _table(db: Sql, row: Row) -> TableRow:
-    id_, season_id, game, marathon, sisuang, zerosum, seats, dealer, name = row
-    return TableRow(
-        id_,
-        season_id,
-        game,
-        bool(marathon),
-        bool(sisuang),
-        bool(zerosum),
-        db.json_out(seats),
-        dealer,
-        name,
-    )
+_OPEN = (game_table.c.chat_id == bindparam("chat"), game_table.c.closed_at.is_(None))
+_IN_TOPIC = game_table.c.thread_id == bindparam("thread")
+_OPEN_TABLE = select(game_table).where(*_OPEN, _IN_TOPIC)
+_OPEN_TABLES = select(game_table).where(*_OPEN).order_by(game_table.c.id)
+_BY_ID = select(game_table).where(game_table.c.id == bindparam("table_id"))
+_ADD = insert(game_table).returning(*game_table.c)
+_CLOSE = update(game_table).where(*_OPEN, _IN_TOPIC)
+_MOVE = update(game_table).where(*_OPEN)
+_CHANGE = update(game_table).where(game_table.c.id == bindparam("table_id"))
 
 
-def open_table(db: Sql, chat_id: int, thread_id: int) -> TableRow | None:
+def open_table(db: Connection, chat_id: int, thread_id: int) -> TableRow | None:
     """The open table of a chat or forum topic."""
-    row = db.row(
-        f"SELECT {TABLE} FROM game_table WHERE {OPEN} AND thread_id = ?", (chat_id, thread_id)
-    )
-    return None if row is None else _table(db, row)
+    row = db.execute(_OPEN_TABLE, {"chat": chat_id, "thread": thread_id}).first()
+    return None if row is None else shaped(TableRow, game_table, row)
 
 
-def open_tables(db: Sql, chat_id: int) -> list[TableRow]:
+def open_tables(db: Connection, chat_id: int) -> list[TableRow]:
     """The chat's open tables, in every topic."""
-    return [
-        _table(db, row)
-        for row in db.rows(f"SELECT {TABLE} FROM game_table WHERE {OPEN}", (chat_id,))
-    ]
+    rows = db.execute(_OPEN_TABLES, {"chat": chat_id})
+    return [shaped(TableRow, game_table, row) for row in rows]
 
 
-def table_by_id(db: Sql, table_id: int) -> TableRow | None:
-    row = db.row(f"SELECT {TABLE} FROM game_table WHERE id = ?", (table_id,))
-    return None if row is None else _table(db, row)
+def table_by_id(db: Connection, table_id: int) -> TableRow | None:
+    row = db.execute(_BY_ID, {"table_id": table_id}).first()
+    return None if row is None else shaped(TableRow, game_table, row)
 
 
-def close_table(db: Sql, chat_id: int, thread_id: int) -> None:
+def close_table(db: Connection, chat_id: int, thread_id: int, when: datetime) -> None:
     """Close the open table of a chat or forum topic, if there is one."""
-    db.run(
-        f"UPDATE game_table SET closed_at = CURRENT_TIMESTAMP WHERE {OPEN} AND thread_id = ?",
-        (chat_id, thread_id),
-    )
+    db.execute(_CLOSE, {"chat": chat_id, "thread": thread_id, "closed_at": when})
 
 
 def add_table(
-    db: Sql,
+    db: Connection,
     *,
     chat_id: int,
     thread_id: int,
@@ -73,36 +56,36 @@ def add_table(
     name: str = "",
 ) -> TableRow:
     """Open a table, with no one seated yet (the schema's defaults: no seats, dealer seat 1)."""
-    row = db.row(
-        "INSERT INTO game_table"
-        " (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum, name)"
-        f" VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {TABLE}",
-        (chat_id, thread_id, season_id, game, marathon, sisuang, zerosum, name),
-    )
-    assert row is not None
-    return _table(db, row)
+    row = db.execute(
+        _ADD,
+        {
+            "chat_id": chat_id,
+            "thread_id": thread_id,
+            "season_id": season_id,
+            "game": game,
+            "marathon": marathon,
+            "sisuang": sisuang,
+            "zerosum": zerosum,
+            "name": name,
+        },
+    ).one()
+    return shaped(TableRow, game_table, row)
 
 
-def set_seats(db: Sql, table: TableRow) -> None:
+def set_seats(db: Connection, table: TableRow) -> None:
     """The table's seating: who sits where, and the dealer's seat."""
-    db.run(
-        "UPDATE game_table SET seats = ?, dealer = ? WHERE id = ?",
-        (db.json_in(table.seats), table.dealer, table.id),
-    )
+    db.execute(_CHANGE, {"table_id": table.id, "seats": table.seats, "dealer": table.dealer})
 
 
-def set_dealer(db: Sql, table_id: int, dealer: int) -> None:
-    db.run("UPDATE game_table SET dealer = ? WHERE id = ?", (dealer, table_id))
+def set_dealer(db: Connection, table_id: int, dealer: int) -> None:
+    db.execute(_CHANGE, {"table_id": table_id, "dealer": dealer})
 
 
-def set_rules(db: Sql, table: TableRow) -> None:
+def set_rules(db: Connection, table: TableRow) -> None:
     """The table's options (`/set` changes the open tables' along with the chat's)."""
-    db.run(
-        "UPDATE game_table SET sisuang = ?, zerosum = ? WHERE id = ?",
-        (table.sisuang, table.zerosum, table.id),
-    )
+    db.execute(_CHANGE, {"table_id": table.id, "sisuang": table.sisuang, "zerosum": table.zerosum})
 
 
-def move_open_tables(db: Sql, chat_id: int, season_id: int) -> None:
+def move_open_tables(db: Connection, chat_id: int, season_id: int) -> None:
     """The chat's open tables play on in a new season (seats and dealer stay)."""
-    db.run(f"UPDATE game_table SET season_id = ? WHERE {OPEN}", (season_id, chat_id))
+    db.execute(_MOVE, {"chat": chat_id, "season_id": season_id})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import IO, Any
 
@@ -15,6 +16,15 @@ from service.replies import Reply, StandingsView
 from service.requests import Request
 
 _update_ids = itertools.count(1)
+
+
+def utc(value: Any) -> datetime:
+    """A timestamp column read back with plain SQL, aware and in UTC (SQLite keeps UTC text
+    without an offset)."""
+    if isinstance(value, str):
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    assert isinstance(value, datetime)
+    return value.astimezone(UTC)
 
 
 class Chat:

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy.engine import Engine
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
 
 from bot.parsing import parse
 from service import insight
@@ -23,9 +24,8 @@ from service.context import Ctx
 from service.errors import ServiceError
 from service.replies import ChartSeries
 from service.requests import Chart
-from storage.db import read_transaction, write_transaction
 from storage.gateway import chats, marks
-from storage.sql import Sql
+from storage.unit_of_work import UnitOfWork, reading
 from tests.integration.helpers import Chat
 
 P4 = ("老王", "Li", "Zhang", "Chen")
@@ -80,7 +80,7 @@ def play(engine: Engine, steps: list[tuple[int, int]]) -> Forum:
     return chat
 
 
-def season_id(db: Sql, chat_id: int) -> int:
+def season_id(db: Connection, chat_id: int) -> int:
     season = chats.current_season(db, chat_id)
     assert season is not None
     return season.id
@@ -91,28 +91,31 @@ def chart(
 ) -> dict[str, ChartSeries]:
     """By unit: every record's balances (`exact`: one pass over the ledger), or every mark's."""
     monkeypatch.setattr(insight, "EXACT_UP_TO", 10**9 if exact else -1)
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         data = insight.chart_data(db, chat_id, Chart())
     assert all(s.at[0] == 0 for s in data.series)
     return {s.unit: s for s in data.series}
 
 
 def stored_marks(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         return sorted(
             tuple(row)
-            for row in db.rows(
-                "SELECT m.season_id, m.seq, m.unit, m.player_id, m.amount, m.played"
-                " FROM balance_mark m JOIN season s ON s.id = m.season_id WHERE s.chat_id = ?",
-                (chat_id,),
+            for row in db.execute(
+                text(
+                    "SELECT m.season_id, m.seq, m.unit, m.player_id, m.amount, m.played"
+                    " FROM balance_mark m JOIN season s ON s.id = m.season_id"
+                    " WHERE s.chat_id = :c"
+                ),
+                {"c": chat_id},
             )
         )
 
 
 def refilled(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
     """The chat's marks as `marks.fill` writes them from its ledger."""
-    with write_transaction(engine) as db:
-        ids = [sid for (sid,) in db.rows("SELECT id FROM season WHERE chat_id = ?", (chat_id,))]
+    with UnitOfWork(engine).transaction() as db:
+        ids = list(db.scalars(text("SELECT id FROM season WHERE chat_id = :c"), {"c": chat_id}))
         marks.forget(db, ids)
         for sid in ids:
             marks.fill(db, sid)
@@ -122,12 +125,14 @@ def refilled(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
 def live_records(engine: Engine, chat_id: int) -> dict[str, int]:
     """Each unit's live hands and transfers, counted in the ledger."""
     counts: dict[str, int] = {}
-    with read_transaction(engine) as db:
-        for game, unit, n in db.rows(
-            "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id),"
-            " count(*) FROM event e WHERE e.season_id = ? AND e.kind IN ('hand', 'pay')"
-            " AND e.undone_by IS NULL GROUP BY 1, 2",
-            (season_id(db, chat_id),),
+    with reading(engine) as db:
+        for game, unit, n in db.execute(
+            text(
+                "SELECT e.game, (SELECT min(t.unit) FROM transfer t WHERE t.event_id = e.id),"
+                " count(*) FROM event e WHERE e.season_id = :s AND e.kind IN ('hand', 'pay')"
+                " AND e.undone_by IS NULL GROUP BY 1, 2"
+            ),
+            {"s": season_id(db, chat_id)},
         ):
             key = unit or marks.unit_of(game)
             counts[key] = counts.get(key, 0) + n
@@ -178,7 +183,7 @@ def test_an_undo_after_a_mark_is_taken_out_of_it(
     written with it is before it; the undo of #3 is event 9, the mark written with it too."""
     steps = [(0, 0), (0, 1)] * 3 + [(0, 0), (0, 6), (0, 7), (0, 0)]  # /undo 1, /undo 3, a hand
     chat = play(engine, steps)
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         sid = season_id(db, chat.chat_id)
         undone = marks.undone_after(db, sid)
     assert [(seq, unit, sum(net.values())) for seq, _, unit, net in undone] == [

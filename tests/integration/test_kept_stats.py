@@ -17,10 +17,10 @@ from sqlalchemy.engine import Engine
 from scoring.games import EventKind
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
 from service.errors import ServiceError
-from storage.db import read_transaction
 from storage.gateway import chats
 from storage.gateway import ledger as book
 from storage.gateway.stats import season_stats
+from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
 
 P4 = ("老王", "Li", "Zhang", "Chen")
@@ -107,7 +107,7 @@ def test_kept_stats_are_the_ledger_s(
         for line in lines:
             with contextlib.suppress(ServiceError):  # a kong's hand with no kong…: refused
                 chat.say("Li", line)
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         season = chats.current_season(db, chat_id)
         assert season is not None
         kept = season_stats(db, season.id)

@@ -12,7 +12,7 @@ from telegram import Update
 
 from service import insight
 from service.requests import Chart
-from storage.db import read_transaction
+from storage.unit_of_work import reading
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, ZHANG, AppKit, app_kit
 
 ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
@@ -194,7 +194,7 @@ async def test_the_chart_is_the_one_of_chart_and_follows_new_hands_and_undos(
     await kit.say(CAT, "/undo")
     assert await chart() == first
     service = kit.app.bot_data["service"]
-    with read_transaction(service.engine) as db:
+    with reading(service.engine) as db:
         [drawn] = insight.chart_data(db, GROUP.id, Chart()).series  # what /chart draws
     assert first == {"hands": list(drawn.at), "Ann": [float(v) for v in drawn.lines[0].values]}
 

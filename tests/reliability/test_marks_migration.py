@@ -13,9 +13,10 @@ from sqlalchemy.engine import Engine
 
 from service import insight
 from service.requests import Chart
-from storage.db import make_engine, read_transaction
+from storage.db import make_engine
 from storage.gateway import marks
 from storage.migrate import upgrade
+from storage.unit_of_work import reading
 from tests.reliability.test_migrations import empty_url  # noqa: F401  (the fixture)
 from tests.reliability.test_stats_migration import CHAT_ID, down_and_up, play
 
@@ -33,7 +34,7 @@ def stored(engine: Engine) -> list[tuple[Any, ...]]:
 
 
 def charts(engine: Engine) -> list[Any]:
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         return [insight.chart_data(db, CHAT_ID, Chart(season=n)) for n in (1, 2)]
 
 

@@ -34,6 +34,7 @@ from storage.db import make_engine
 from storage.migrate import MIGRATIONS, alembic_config, upgrade
 from tests.conftest import fresh_pg_database
 from tests.emulator.api import Chat, User
+from tests.integration.helpers import utc
 from tests.reliability.harness import describe, make_bot
 
 pytestmark = pytest.mark.slow
@@ -398,8 +399,6 @@ def test_the_schema_fills_what_a_new_row_leaves_out(empty_url: str) -> None:
     database upgraded with data, rows that give only what they decide get them."""
     import json
 
-    from storage.sql import Sql
-
     engine = make_engine(empty_url)
     try:
         upgrade(engine, "0003")
@@ -445,7 +444,7 @@ def test_the_schema_fills_what_a_new_row_leaves_out(empty_url: str) -> None:
             row("SELECT processed_at FROM processed_update WHERE update_id = 1")[0],
         ]
         for stamp in stamps:
-            assert abs(Sql.when_out(stamp) - now) < timedelta(minutes=5), stamps
+            assert abs(utc(stamp) - now) < timedelta(minutes=5), stamps
         assert row("SELECT sisuang, zerosum, next_seq FROM chat WHERE id = :c", c=chat) == (
             False,
             False,

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from storage.db import make_engine, write_transaction
+from storage.db import make_engine
 from storage.gateway import outbox as book
 from storage.migrate import upgrade
+from storage.unit_of_work import UnitOfWork
 from tests.conftest import fresh_pg_database
 from tests.reliability.test_migrations import (
     CHAT_ID,
@@ -41,22 +42,22 @@ def test_upgrade_to_the_outbox_keeps_the_data_and_the_outbox_works(empty_url: st
         upgrade(engine, "head")
         assert schema_drift(engine) == []
         assert balances(engine, CHAT_ID) == seeded.balances
-        with write_transaction(engine) as db:
+        with UnitOfWork(engine).transaction() as db:
             call = {"params": {"text": "hi"}, "files": {}}
             book.add(db, 77, [(CHAT_ID, "sendMessage", call), (None, "answerCallbackQuery", {})])
             book.add(db, 77, [(CHAT_ID, "sendMessage", call)])  # redelivered: not again
-        with write_transaction(engine) as db:
+        with UnitOfWork(engine).transaction() as db:
             claimed = book.claim(db, timedelta(minutes=2), 10)
-        with write_transaction(engine) as db:
+        with UnitOfWork(engine).transaction() as db:
             assert book.claim(db, timedelta(minutes=2), 10) == []  # held by the first
-        assert [(r.chat_id, r.method, r.payload) for r in claimed] == [
+        assert [(r.chat_id, r.method, book.payload(r)) for r in claimed] == [
             (CHAT_ID, "sendMessage", call),
             (None, "answerCallbackQuery", {}),
         ]
-        with write_transaction(engine) as db:
+        with UnitOfWork(engine).transaction() as db:
             book.done(db, [(claimed[0].id, None)])
             book.release(db, [claimed[1].id])
-        with write_transaction(engine) as db:
+        with UnitOfWork(engine).transaction() as db:
             assert [r.id for r in book.claim(db, timedelta(minutes=2), 10)] == [claimed[1].id]
             assert book.unsent(db) == 1
         check_the_bot_works(engine, seeded)

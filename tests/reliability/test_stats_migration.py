@@ -14,8 +14,9 @@ from sqlalchemy.engine import Engine
 
 from service import insight
 from service.requests import Stats
-from storage.db import make_engine, read_transaction
+from storage.db import make_engine
 from storage.migrate import downgrade, upgrade
+from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
 from tests.reliability.test_migrations import empty_url  # noqa: F401  (the fixture)
 
@@ -82,7 +83,7 @@ def kept(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def stats(engine: Engine) -> list[Any]:
-    with read_transaction(engine) as db:
+    with reading(engine) as db:
         return [insight.stats(db, CHAT_ID, Stats(season=n)) for n in (1, 2)]
 
 

@@ -16,7 +16,7 @@ from bot import serving
 from bot.inbound import MAX_BODY
 from bot.serving import SECRET_HEADER, process_batch, read_batch
 from bot.settings import Settings
-from storage.db import read_transaction
+from storage.unit_of_work import reading
 from tests.emulator.api import Chat
 from tests.reliability.transport_kit import PLAYERS, SECRET, ZH, Hook, new_group, webhook_bot
 
@@ -220,11 +220,12 @@ async def test_a_forged_reset_without_the_secret_changes_nothing(hook: Hook) -> 
     forged = hook.api.send_as_anonymous_admin(chat, "/reset confirm")
     hook.api.take_updates()
     assert (await hook.post(forged, secret=None)).status_code == 403
-    with read_transaction(hook.engine) as db:
-        archived = db.row(
-            "SELECT count(*) FROM season WHERE chat_id = ? AND archived_at IS NOT NULL", (chat.id,)
+    with reading(hook.engine) as db:
+        archived = db.scalar(
+            text("SELECT count(*) FROM season WHERE chat_id = :c AND archived_at IS NOT NULL"),
+            {"c": chat.id},
         )
-    assert archived == (0,)
+    assert archived == 0
 
 
 # ---------------------------------------------------------------- 4. the outbox
@@ -238,10 +239,11 @@ async def test_replies_go_out_after_the_answer_once_per_update(hook: Hook) -> No
         assert (await hook.post(update)).status_code == 200
     replies = await hook.replies(chat)
     assert len(replies) == 1
-    with read_transaction(hook.engine) as db:
-        rows = db.rows(
-            "SELECT sent_at, error FROM outbox WHERE update_id = ?", (update["update_id"],)
-        )
+    with reading(hook.engine) as db:
+        rows = db.execute(
+            text("SELECT sent_at, error FROM outbox WHERE update_id = :u"),
+            {"u": update["update_id"]},
+        ).all()
     assert len(rows) == 1 and rows[0][0] is not None and rows[0][1] is None
 
 

@@ -21,8 +21,8 @@ from bot.app import build_application
 from bot.inbound import MAX_BODY
 from bot.serving import SECRET_HEADER, routes
 from bot.settings import Settings
-from storage.db import read_transaction
 from storage.gateway import outbox as book
+from storage.unit_of_work import reading
 from tests.botprocess import free_port
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
@@ -77,7 +77,7 @@ class Hook:
         await asyncio.wait_for(empty(), timeout)
 
     def unsent(self) -> int:
-        with read_transaction(self.engine) as db:
+        with reading(self.engine) as db:
             return book.unsent(db)
 
 

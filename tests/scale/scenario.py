@@ -40,7 +40,6 @@ from service.requests import Gang, Hu, HuClause, PlayerRef, RefKind, Report, Sea
 from service.views import balances_by_unit
 from storage.gateway import chats
 from storage.models import Event, ProcessedUpdate, Season
-from storage.sql import Sql
 
 NAME_POOLS: tuple[tuple[str, ...], ...] = (
     ("Alice", "Bruno", "Carla", "Diego"),
@@ -669,9 +668,9 @@ def _chat_problems(session: Session, script: ChatScript) -> list[str]:
         out.append(f"{where}: {len(seasons)} seasons, expected 1")
         return out
     balances: dict[str, Fraction] = {}
-    season = chats.current_season(Sql(session.connection()), script.chat_id)
+    season = chats.current_season(session.connection(), script.chat_id)
     assert season is not None and season.id == seasons[0].id
-    for name, amount in balances_by_unit(Sql(session.connection()), season).get(script.unit, []):
+    for name, amount in balances_by_unit(session.connection(), season).get(script.unit, []):
         if name in balances:
             out.append(f"{where}: two balance rows for {name}")
         balances[name] = amount

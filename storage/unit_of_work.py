@@ -1,0 +1,105 @@
+"""The unit of work: the one way a write reaches the database.
+
+Every write (a command, a button, the Mini App, the outbox, an admin's) is one transaction,
+committed at the end of its block or rolled back if the block raises. A chat's write (`chat`)
+first locks the chat's row and reads where it stands (its season, the open table, whether this
+update was processed already), and at its end claims the update id with the event it
+recorded, so a redelivered update changes nothing. One transaction never holds two chats'
+writes. On SQLite the process has one writer at a time (SQLite's own rule, kept here with a
+lock rather than its busy timeout's sleeps); on PostgreSQL the chat's row lock orders a chat's
+writes, and every write touches its own chat's rows only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.engine import Connection, Engine
+
+from storage.db import writer
+from storage.gateway import chat_move, chats
+from storage.gateway.chats import Earlier
+from storage.models import ChatRow, SeasonRow, TableRow, utcnow
+
+KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
+PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids
+
+
+@dataclass
+class ChatWrite:
+    """A chat's write as it starts: the transaction, the locked chat, its season in play, the
+    open table of the chat or topic, and how this update was processed before (None: new).
+    `event_id`: the event the write records, claimed with the update at the end."""
+
+    db: Connection
+    chat: ChatRow
+    season: SeasonRow
+    table: TableRow | None
+    earlier: Earlier | None
+    event_id: int | None = None
+
+
+class UnitOfWork:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._writer = writer(engine)
+        sqlite = engine.dialect.name == "sqlite"
+        self._one_writer: AbstractContextManager[object] = (
+            threading.Lock() if sqlite else contextlib.nullcontext()
+        )
+        self._pruned_at: float | None = None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A write of the bot's own (the outbox, a chat move): committed at the block's end."""
+        with self._one_writer, self._writer.begin() as db:
+            yield db
+
+    @contextlib.contextmanager
+    def chat(
+        self, chat_id: int, thread_id: int = 0, update_id: int | None = None, *, keep: bool = True
+    ) -> Iterator[ChatWrite]:
+        """A write of chat `chat_id` (a chat that moved: of the chat it became), committed at
+        the block's end with the claim of `update_id`; `keep=False`: rolled back (a dry run)."""
+        with self._one_writer, self._writer.connect() as db, db.begin() as transaction:
+            self._prune(db)
+            work = _start(db, chat_id, thread_id, None if not keep else update_id)
+            yield work
+            if not keep:
+                transaction.rollback()
+            elif update_id is not None and work.earlier is None:
+                chats.claim_update(db, update_id, work.chat.id, work.event_id)
+
+    def read(self) -> AbstractContextManager[Connection]:
+        """A read-only transaction: one consistent snapshot."""
+        return reading(self.engine)
+
+    def _prune(self, db: Connection) -> None:
+        """Now and then (and first of all after a start), forget old update ids."""
+        now = time.monotonic()
+        if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
+            chats.prune_updates(db, utcnow() - KEEP_UPDATES)
+            self._pruned_at = now
+
+
+@contextlib.contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A read-only transaction on `engine`: one consistent snapshot."""
+    with engine.connect() as db, db.begin():
+        yield db
+
+
+def _start(db: Connection, chat_id: int, thread_id: int, update_id: int | None) -> ChatWrite:
+    chat, created, season, earlier, table = chats.lock(db, chat_id, thread_id, update_id)
+    target = chat_move.follow(db, chat.id) if created else None
+    if target is not None:
+        chat, _, season, earlier, table = chats.lock(db, target, thread_id, update_id)
+    if season is None:
+        season = chats.open_season(db, chat.id, 1)
+    return ChatWrite(db, chat, season, table, earlier)
