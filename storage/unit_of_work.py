@@ -67,8 +67,8 @@ class UnitOfWork:
     ) -> Iterator[ChatWrite]:
         """A write of chat `chat_id` (a chat that moved: of the chat it became), committed at
         the block's end with the claim of `update_id`; `keep=False`: rolled back (a dry run)."""
+        self._prune()
         with self._one_writer, self._writer.connect() as db, db.begin() as transaction:
-            self._prune(db)
             work = _start(db, chat_id, thread_id, None if not keep else update_id)
             yield work
             if not keep:
@@ -80,12 +80,14 @@ class UnitOfWork:
         """A read-only transaction: one consistent snapshot."""
         return reading(self.engine)
 
-    def _prune(self, db: Connection) -> None:
-        """Now and then (and first of all after a start), forget old update ids."""
+    def _prune(self) -> None:
+        """Now and then (and first of all after a start), forget old update ids: a write of its
+        own, before a chat's."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
-            chats.prune_updates(db, utcnow() - KEEP_UPDATES)
             self._pruned_at = now
+            with self.transaction() as db:
+                chats.prune_updates(db, utcnow() - KEEP_UPDATES)
 
 
 @contextlib.contextmanager

@@ -32,9 +32,12 @@ _CURRENT = (  # the chat's season in play: its open one with the highest number
     .scalar_subquery()
 )
 #: A write's first statement: the chat's row, locked until the transaction ends (PostgreSQL's
-#: row lock; on SQLite the writer already holds the database's), its season in play, how this
-#: update was processed before, and the open table of the chat or topic.
-_LOCK = (
+#: row lock; on SQLite the writer already holds the database's).
+_LOCK = select(chat.c.id).where(chat.c.id == bindparam("chat_id")).with_for_update()
+#: What a write reads next, once the lock is held (in a snapshot of its own, so it sees what
+#: the chat's last write committed): the chat, its season in play, how this update was
+#: processed before, and the open table of the chat or topic.
+_PROLOGUE = (
     select(chat, season, processed_update.c.update_id, processed_update.c.event_id, game_table)
     .select_from(
         chat.outerjoin(season, season.c.id == _CURRENT)
@@ -49,7 +52,6 @@ _LOCK = (
         )
     )
     .where(chat.c.id == bindparam("chat_id"))
-    .with_for_update(of=chat)
 )
 _WIDTHS = (len(chat.c), len(season.c), 2, len(game_table.c))
 _NEW_CHAT = Upsert(chat, lambda stmt: stmt.on_conflict_do_nothing())
@@ -94,15 +96,15 @@ _SEASONS = (
 def lock(
     db: Connection, chat_id: int, thread_id: int, update_id: int | None
 ) -> tuple[ChatRow, bool, SeasonRow | None, Earlier | None, TableRow | None]:
-    """What every write does first, in one statement: the chat's row, locked (made if new:
-    then `True`), its season in play (None: none yet), how the update was processed before
-    (None: it is new), and the open table of the chat or topic."""
-    params = {"chat_id": chat_id, "thread_id": thread_id, "update_id": update_id}
-    row = db.execute(_LOCK, params).first()
-    created = row is None
-    if row is None:
+    """What every write does first: the chat's row, locked (made if new: then `True`), and in
+    one statement read after the lock, its season in play (None: none yet), how the update
+    was processed before (None: it is new), and the open table of the chat or topic."""
+    created = db.execute(_LOCK, {"chat_id": chat_id}).first() is None
+    if created:
         db.execute(_NEW_CHAT.of(db), {"id": chat_id})
-        row = db.execute(_LOCK, params).one()
+        db.execute(_LOCK, {"chat_id": chat_id}).one()
+    params = {"chat_id": chat_id, "thread_id": thread_id, "update_id": update_id}
+    row = db.execute(_PROLOGUE, params).one()
     return (_chat(row), created, *_prologue(row))
 
 
