@@ -3,12 +3,12 @@
 The template is a chat whose hands were all recorded through the full path (PTB → service →
 SQLite). ``replicate`` appends copies of its events in their original order, ``times - 1``
 times, with the rows the service writes for each: the ``event`` (new id, ``seq``, ``hand_no``),
-its ``transfer`` rows and a ``processed_update`` row; then it sets the chat's counters and
-recomputes the season ``balance`` rows from all transfers (exact fractions), as the service
-keeps them, scales the kept /stats (``stat_*``: sums over hands) by ``times``, and writes the
-balance marks (``storage.gateway.marks``: every ``MARK_EVERY``-th event, the balances before it)
-the service would have written with the copies. Values are copied as stored (JSON and fraction
-text), so rows are byte-identical to the service's apart from ids and numbers.
+its ``transfer`` rows and a ``processed_update`` row; then it recomputes the season
+``balance`` rows from all transfers (exact fractions), as the service keeps them, scales the
+kept /stats (``stat_*``: sums over hands) by ``times``, and writes the balance marks
+(``storage.gateway.marks``: every ``MARK_EVERY``-th event, the balances before it) the service
+would have written with the copies. Values are copied as stored (JSON and fraction text), so
+rows are byte-identical to the service's apart from ids and numbers.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.hand_stats import COUNTERS
+from storage.db import begin
 from storage.gateway import marks
 
 Row = tuple[Any, ...]
@@ -108,6 +109,7 @@ def _max(conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
 def replicate(engine: Engine, chat_id: int, times: int) -> int:
     """Make the chat's ledger ``times`` copies of what it holds now; the chat's hand count."""
     with engine.begin() as conn:
+        begin(conn, write=True)
         template = Template(conn, chat_id)
         next_id = _max(conn, "SELECT max(id) FROM event") + 1
         next_seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,)) + 1
@@ -118,7 +120,6 @@ def replicate(engine: Engine, chat_id: int, times: int) -> int:
         _insert_many(conn, "transfer", template.transfer_cols, transfers)
         first = max(UPDATE_ID_BASE, _max(conn, "SELECT max(update_id) FROM processed_update") + 1)
         _insert_many(conn, "processed_update", *_processed(template, copies, chat_id, first))
-        _set_counters(conn, chat_id)
         _recompute_balances(conn, chat_id)
         _scale_stats(conn, chat_id, times)
         _insert_many(conn, "balance_mark", MARK_COLUMNS, _marks(template, copies))
@@ -177,11 +178,6 @@ def _processed(
         (first + n, chat_id, event[id_at], event[created_at]) for n, (event, _) in enumerate(copies)
     )
     return ["update_id", "chat_id", "event_id", "processed_at"], rows
-
-
-def _set_counters(conn: Connection, chat_id: int) -> None:
-    seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,))
-    conn.exec_driver_sql("UPDATE chat SET next_seq = ? WHERE id = ?", (seq + 1, chat_id))
 
 
 def _recompute_balances(conn: Connection, chat_id: int) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -54,7 +54,7 @@ def _sqlite_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # transactions are begun explicitly below
+        dbapi_conn.isolation_level = None  # transactions are begun explicitly (`begin`)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -62,16 +62,12 @@ def _sqlite_engine(url: str) -> Engine:
         cur.execute("PRAGMA cache_size=-32000")  # 32 MB of pages (default 2 MB): long ledgers
         cur.close()
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        # Writers take the lock up front: no read-then-upgrade "database is locked" deadlock.
-        conn.exec_driver_sql(
-            "BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN"
-        )
-
     return engine
 
 
-def writer(engine: Engine) -> Engine:
-    """The engine for write transactions (SQLite: BEGIN IMMEDIATE)."""
-    return engine.execution_options(write=True)
+def begin(db: Connection, *, write: bool) -> None:
+    """Start the transaction SQLAlchemy has just begun on `db`. pysqlite leaves BEGIN to us
+    (in autocommit, as set up above); a writer takes SQLite's write lock up front (IMMEDIATE: no
+    read-then-upgrade "database is locked"). PostgreSQL's driver begins by itself."""
+    if db.dialect.name == "sqlite":
+        db.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

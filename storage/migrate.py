@@ -9,6 +9,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine
 
+from storage.db import begin
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -43,6 +45,7 @@ def _migrate(engine: Engine, step: Any, revision: str) -> None:
             driver.execute("PRAGMA foreign_keys=OFF")  # outside a transaction, or ignored
         try:
             with conn.begin():
+                begin(conn, write=True)
                 cfg.attributes["connection"] = conn
                 step(cfg, revision)
                 broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all() if sqlite else []

@@ -39,7 +39,6 @@ class ChatRow(SQLModel):
     stake: Fraction | None = Field(default=None, sa_type=FractionType)
     sisuang: bool = Field(default=False, sa_column_kwargs=OFF)
     zerosum: bool = Field(default=False, sa_column_kwargs=OFF)
-    next_seq: int = Field(default=1, sa_column_kwargs=sql_default("1"))  # the next event number
     tz: str = Field(default="UTC", sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of times
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 

@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from sqlalchemy.engine import Connection, Engine
 
-from storage.db import writer
+from storage.db import begin
 from storage.gateway import chat_move, chats
 from storage.gateway.chats import Earlier
 from storage.models import ChatRow, SeasonRow, TableRow, utcnow
@@ -48,7 +48,6 @@ class ChatWrite:
 class UnitOfWork:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._writer = writer(engine)
         sqlite = engine.dialect.name == "sqlite"
         self._one_writer: AbstractContextManager[object] = (
             threading.Lock() if sqlite else contextlib.nullcontext()
@@ -58,7 +57,8 @@ class UnitOfWork:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A write of the bot's own (the outbox, a chat move): committed at the block's end."""
-        with self._one_writer, self._writer.begin() as db:
+        with self._one_writer, self.engine.connect() as db, db.begin():
+            begin(db, write=True)
             yield db
 
     @contextlib.contextmanager
@@ -68,7 +68,8 @@ class UnitOfWork:
         """A write of chat `chat_id` (a chat that moved: of the chat it became), committed at
         the block's end with the claim of `update_id`; `keep=False`: rolled back (a dry run)."""
         self._prune()
-        with self._one_writer, self._writer.connect() as db, db.begin() as transaction:
+        with self._one_writer, self.engine.connect() as db, db.begin() as transaction:
+            begin(db, write=True)
             work = _start(db, chat_id, thread_id, None if not keep else update_id)
             yield work
             if not keep:
@@ -94,6 +95,7 @@ class UnitOfWork:
 def reading(engine: Engine) -> Iterator[Connection]:
     """A read-only transaction on `engine`: one consistent snapshot."""
     with engine.connect() as db, db.begin():
+        begin(db, write=False)
         yield db
 
 

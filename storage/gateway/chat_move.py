@@ -90,7 +90,9 @@ def move_chat(db: Connection, old_id: int, new_id: int) -> str:
 
 
 def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
-    shift_seq = old.next_seq - 1
+    shift_seq = db.scalar(
+        select(func.coalesce(func.max(event.c.seq), 0)).where(event.c.chat_id == old.id)
+    )
     ids = _ids(db, season, new.id)
     moved_events = db.scalar(select(func.count()).where(event.c.chat_id == new.id))
     # The new chat's events after the old chat's (through negatives: no collision on the way).
@@ -123,7 +125,6 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
             stake=new.stake if new.stake is not None else old.stake,
             sisuang=old.sisuang,
             zerosum=old.zerosum,
-            next_seq=old.next_seq + new.next_seq - 1,
             created_at=select(chat.c.created_at).where(chat.c.id == old.id).scalar_subquery(),
         )
     )

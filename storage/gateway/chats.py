@@ -31,11 +31,11 @@ _CURRENT = (  # the chat's season in play: its open one with the highest number
     .limit(1)
     .scalar_subquery()
 )
-#: A write's first statement: the chat's row, locked until the transaction ends (PostgreSQL's
-#: row lock; on SQLite the writer already holds the database's).
+#: PostgreSQL: a write's first statement, the chat's row locked until the transaction ends
+#: (on SQLite the writer already holds the database's lock).
 _LOCK = select(chat.c.id).where(chat.c.id == bindparam("chat_id")).with_for_update()
-#: What a write reads next, once the lock is held (in a snapshot of its own, so it sees what
-#: the chat's last write committed): the chat, its season in play, how this update was
+#: What a write reads once the lock is held (PostgreSQL: in a snapshot of its own, so it sees
+#: what the chat's last write committed): the chat, its season in play, how this update was
 #: processed before, and the open table of the chat or topic.
 _PROLOGUE = (
     select(chat, season, processed_update.c.update_id, processed_update.c.event_id, game_table)
@@ -99,12 +99,18 @@ def lock(
     """What every write does first: the chat's row, locked (made if new: then `True`), and in
     one statement read after the lock, its season in play (None: none yet), how the update
     was processed before (None: it is new), and the open table of the chat or topic."""
-    created = db.execute(_LOCK, {"chat_id": chat_id}).first() is None
-    if created:
-        db.execute(_NEW_CHAT.of(db), {"id": chat_id})
-        db.execute(_LOCK, {"chat_id": chat_id}).one()
+    created = False
+    if db.dialect.name == "postgresql":  # the row's lock; SQLite's writer holds the database's
+        created = db.execute(_LOCK, {"chat_id": chat_id}).first() is None
+        if created:
+            db.execute(_NEW_CHAT.of(db), {"id": chat_id})
+            db.execute(_LOCK, {"chat_id": chat_id}).one()
     params = {"chat_id": chat_id, "thread_id": thread_id, "update_id": update_id}
-    row = db.execute(_PROLOGUE, params).one()
+    row = db.execute(_PROLOGUE, params).first()
+    if row is None:  # SQLite: a chat not seen before
+        created = True
+        db.execute(_NEW_CHAT.of(db), {"id": chat_id})
+        row = db.execute(_PROLOGUE, params).one()
     return (_chat(row), created, *_prologue(row))
 
 
@@ -135,11 +141,6 @@ def _optional_int(value: object) -> int | None:
 def get_chat(db: Connection, chat_id: int) -> ChatRow | None:
     row = db.execute(_CHAT, {"chat_id": chat_id}).first()
     return None if row is None else shaped(ChatRow, chat, row)
-
-
-def save_counters(db: Connection, chat_row: ChatRow) -> None:
-    """The chat's next event number (the row is locked: it stays gapless)."""
-    db.execute(_SETTINGS, {"chat_id": chat_row.id, "next_seq": chat_row.next_seq})
 
 
 def save_settings(db: Connection, chat_row: ChatRow) -> None:

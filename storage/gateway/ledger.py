@@ -11,7 +11,7 @@ from sqlalchemy import String, and_, bindparam, case, func, insert, select, type
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind
-from storage.gateway import Upsert, chats, marks, shaped
+from storage.gateway import Upsert, marks, shaped
 from storage.models import (
     BalanceRow,
     ChatRow,
@@ -38,8 +38,14 @@ _NEXT_HAND_NO = (  # a table's next hand number in the season (its unique index 
     .where(event.c.table_id == bindparam("of_table"), event.c.season_id == bindparam("of_season"))
     .scalar_subquery()
 )
-_ADD_HAND = insert(event).values(hand_no=_NEXT_HAND_NO).returning(event.c.id, event.c.hand_no)
-_ADD_EVENT = insert(event).returning(event.c.id, event.c.hand_no)
+_NEXT_SEQ = (  # the chat's next event number (the chat's row is locked: it stays gapless)
+    select(func.coalesce(func.max(event.c.seq), 0) + 1)
+    .where(event.c.chat_id == bindparam("of_chat"))
+    .scalar_subquery()
+)
+_ADDED = (event.c.id, event.c.seq, event.c.hand_no)
+_ADD_HAND = insert(event).values(seq=_NEXT_SEQ, hand_no=_NEXT_HAND_NO).returning(*_ADDED)
+_ADD_EVENT = insert(event).values(seq=_NEXT_SEQ).returning(*_ADDED)
 _MARK_UNDONE = update(event).where(event.c.id == bindparam("event_id"))
 _BY_ID = select(event).where(event.c.id == bindparam("event_id"))
 _LAST_LIVE = (
@@ -148,13 +154,13 @@ def add_event(
     recorded_by: int | None,
     recorded_by_name: str,
 ) -> EventRow:
-    """Append an event numbered in the chat; a hand (or a transfer) also takes its table's next
-    hand number in the season (1, 2, …). The chat's row is locked, so both stay gapless."""
+    """Append an event numbered in the chat (1, 2, …); a hand (or a transfer) also takes its
+    table's next hand number in the season. The chat's row is locked, so both stay gapless.
+    Every `marks.MARK_EVERY`-th event, the balances as they stood before it are marked."""
     values: dict[str, Any] = {
         "chat_id": chat.id,
         "season_id": season_id,
         "table_id": table_id,
-        "seq": chat.next_seq,
         "kind": kind.value,
         "game": game,
         "text": text,
@@ -163,15 +169,13 @@ def add_event(
         "recorded_by_name": recorded_by_name,
         "created_at": utcnow(),
     }
-    marks.mark(db, season_id, chat.next_seq)
     if kind.value in NUMBERED:
-        numbered = {**values, "of_table": table_id, "of_season": season_id}
-        event_id, hand_no = db.execute(_ADD_HAND, numbered).one()
+        numbering = {"of_chat": chat.id, "of_table": table_id, "of_season": season_id}
+        event_id, seq, hand_no = db.execute(_ADD_HAND, {**values, **numbering}).one()
     else:
-        event_id, hand_no = db.execute(_ADD_EVENT, values).one()
-    chat.next_seq += 1
-    chats.save_counters(db, chat)
-    return EventRow(id=event_id, hand_no=hand_no, **values)
+        event_id, seq, hand_no = db.execute(_ADD_EVENT, {**values, "of_chat": chat.id}).one()
+    marks.mark(db, season_id, seq)  # before the event's transfers: the balances before it
+    return EventRow(id=event_id, seq=seq, hand_no=hand_no, **values)
 
 
 def mark_undone(db: Connection, event_id: int, undo_id: int) -> None:

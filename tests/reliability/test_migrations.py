@@ -75,9 +75,10 @@ def _insert(conn: Connection, table: str, **values: Any) -> int:
     return int(result.scalar_one()) if returning else 0
 
 
-def seed_0001(conn: Connection, *, hand_counter: bool = True) -> Seeded:
+def seed_0001(conn: Connection, *, hand_counter: bool = True, seq_counter: bool = True) -> Seeded:
     """Data as the bot of revision 0001 wrote it (hands without their seats in ``data``);
-    `hand_counter`: the chat's row still has `next_hand_no` (it went in 0014)."""
+    `hand_counter`: the chat's row still has `next_hand_no` (it went in 0014), `seq_counter`:
+    `next_seq` (it went in 0015)."""
     import json
 
     _insert(
@@ -88,7 +89,7 @@ def seed_0001(conn: Connection, *, hand_counter: bool = True) -> Seeded:
         stake="1/2",
         sisuang=False,
         zerosum=False,
-        next_seq=6,
+        **({"next_seq": 6} if seq_counter else {}),
         **({"next_hand_no": 5} if hand_counter else {}),
         created_at=WHEN,
     )
@@ -310,6 +311,7 @@ def seed_0001(conn: Connection, *, hand_counter: bool = True) -> Seeded:
 SEEDERS: dict[str, Callable[[Connection], Seeded]] = {
     "0001": seed_0001,
     "0014": lambda conn: seed_0001(conn, hand_counter=False),
+    "0015": lambda conn: seed_0001(conn, hand_counter=False, seq_counter=False),
 }
 
 
@@ -445,11 +447,7 @@ def test_the_schema_fills_what_a_new_row_leaves_out(empty_url: str) -> None:
         ]
         for stamp in stamps:
             assert abs(utc(stamp) - now) < timedelta(minutes=5), stamps
-        assert row("SELECT sisuang, zerosum, next_seq FROM chat WHERE id = :c", c=chat) == (
-            False,
-            False,
-            1,
-        )
+        assert row("SELECT sisuang, zerosum FROM chat WHERE id = :c", c=chat) == (False, False)
         thread, marathon, sisuang, zerosum, seats, dealer = row(
             "SELECT thread_id, marathon, sisuang, zerosum, seats, dealer FROM game_table"
             " WHERE id = :i",
