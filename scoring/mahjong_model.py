@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class Pattern(StrEnum):
@@ -13,9 +14,8 @@ class Pattern(StrEnum):
 
 
 class WinType(StrEnum):
-    """A way to win. Its flags are plain attributes, set once below: they are read several
-    times a hand, and on Python 3.11 a property comparing enum members takes up to ~40 times
-    as long as an attribute."""
+    """A way to win. Its flags are read several times a hand: each is worked out once per way
+    (`cached_property`), then read as a plain attribute."""
 
     ZIMO = "zimo"
     DIANPAO = "dianpao"
@@ -29,21 +29,35 @@ class WinType(StrEnum):
     DIHU = "dihu"
     RENHU = "renhu"
 
-    # Won on another player's tile, and he alone pays: 点炮, 杠上炮, 抢杠 (the robbed player),
-    # 全求炮, 海底炮, 人胡 (the dealer). Only these let several players win at once.
-    on_discard: bool
-    # Won on a tile the winner drew himself: 自摸, 杠上花, 海底捞月, 天胡, 地胡.
-    self_drawn: bool
-    # On a discard whose player must be named: all but 人胡, which the dealer pays.
-    needs_discarder: bool
-    # 杠上炮 or 抢杠: the payer's chain of 1 to 4 kongs doubles the amount per extra kong.
-    chained: bool
-    # 天胡, 地胡 or 人胡: won before anyone melds, so always 门清 (and never 封胡).
-    always_concealed: bool
+    @cached_property
+    def on_discard(self) -> bool:
+        """Won on another player's tile, and he alone pays: 点炮, 杠上炮, 抢杠 (the robbed
+        player), 全求炮, 海底炮, 人胡 (the dealer). Only these let several win at once."""
+        return self in _ON_DISCARD
+
+    @cached_property
+    def self_drawn(self) -> bool:
+        """Won on a tile the winner drew himself: 自摸, 杠上花, 海底捞月, 天胡, 地胡."""
+        return not self.on_discard
+
+    @cached_property
+    def needs_discarder(self) -> bool:
+        """On a discard whose player must be named: all but 人胡, which the dealer pays."""
+        return self.on_discard and self is not WinType.RENHU
+
+    @cached_property
+    def chained(self) -> bool:
+        """杠上炮 or 抢杠: the payer's chain of 1 to 4 kongs doubles the amount per extra kong."""
+        return self in (WinType.GANGPAO, WinType.QIANGGANG)
+
+    @cached_property
+    def always_concealed(self) -> bool:
+        """天胡, 地胡 or 人胡: won before anyone melds, so always 门清 (and never 封胡)."""
+        return self in (WinType.TIANHU, WinType.DIHU, WinType.RENHU)
 
 
-def _set_flags() -> None:
-    on_discard = {
+_ON_DISCARD = frozenset(
+    {
         WinType.DIANPAO,
         WinType.GANGPAO,
         WinType.QIANGGANG,
@@ -51,15 +65,7 @@ def _set_flags() -> None:
         WinType.HAIDIPAO,
         WinType.RENHU,
     }
-    for how in WinType:
-        how.on_discard = how in on_discard
-        how.self_drawn = how not in on_discard
-        how.needs_discarder = how in on_discard and how is not WinType.RENHU
-        how.chained = how in (WinType.GANGPAO, WinType.QIANGGANG)
-        how.always_concealed = how in (WinType.TIANHU, WinType.DIHU, WinType.RENHU)
-
-
-_set_flags()
+)
 
 
 class KongKind(StrEnum):
