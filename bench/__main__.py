@@ -24,11 +24,14 @@ from sqlalchemy.engine import Engine
 from bench import fsync, pg
 from bench.commands import KEYS, CommandsResult, measure_commands
 from bench.harness import migrated_engine, quiet_logs
-from bench.path import PathResult, measure_path
+from bench.path import LoneResult, PathResult, measure_lone, measure_path
 from bench.process import measure_process
 from bench.scoring_mix import measure_scoring
 from bench.standings import measure_standings
 from bench.timing import rounded
+from bench.webhook import FULL as WEBHOOK_FULL
+from bench.webhook import QUICK as WEBHOOK_QUICK
+from bench.webhook import measure_webhook
 
 PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
 
@@ -53,7 +56,13 @@ TARGETS: dict[str, tuple[str, float]] = {
     "export_rss_growth_mb_100k": ("<=", 30),
     "peak_rss_growth_mb_100k": ("<=", 50),
     "max_loop_block_ms": ("<=", 50),
-    "pg_overhead_vs_echo": ("<=", 4),
+    "pg_overhead_vs_echo": ("<=", 5),
+    # issue 25: the path users feel, one update at a time (SQLite, PostgreSQL)
+    "lone_overhead_vs_echo": ("<=", 3),
+    "pg_lone_overhead_vs_echo": ("<=", 4),
+    # issue 25: a `jifen run` webhook worker measured from outside (bench.webhook)
+    "webhook_cpu_vs_echo": ("<=", 2),
+    "reply_p99_ms_100rps": ("<=", 100),
 }
 
 
@@ -71,10 +80,12 @@ class Plan:
     scoring_reps: int
     process_runs: int
     command_reps: int
+    lone_reps: int
+    lone_per_table: int
 
 
-FULL = Plan(False, 7, 20, 4, 100_000, 30, 10_000, 15, 5, 5)
-QUICK = Plan(True, 3, 4, 1, 10_000, 10, 5_000, 5, 2, 3)
+FULL = Plan(False, 7, 20, 4, 100_000, 30, 10_000, 15, 5, 5, 7, 5)
+QUICK = Plan(True, 3, 4, 1, 10_000, 10, 5_000, 5, 2, 3, 3, 2)
 
 
 def log(message: str) -> None:
@@ -97,7 +108,7 @@ def sqlite_settings(engine: Engine) -> dict[str, Any]:
     return {"journal_mode": mode, "synchronous": levels.get(int(sync or 0), sync)}
 
 
-def sqlite_path(workdir: Path, plan: Plan) -> tuple[PathResult, dict[str, Any]]:
+def sqlite_path(workdir: Path, plan: Plan) -> tuple[PathResult, LoneResult, dict[str, Any]]:
     url = f"sqlite:///{workdir / 'path.sqlite3'}"
     engine = migrated_engine(url)
     try:
@@ -107,21 +118,31 @@ def sqlite_path(workdir: Path, plan: Plan) -> tuple[PathResult, dict[str, Any]]:
         )
     finally:
         engine.dispose()
-    return result, settings
+    return result, _lone(f"sqlite:///{workdir / 'lone.sqlite3'}", plan), settings
 
 
-def postgres_path(plan: Plan) -> PathResult | None:
+def _lone(url: str, plan: Plan) -> LoneResult:
+    engine = migrated_engine(url)
+    try:
+        return asyncio.run(measure_lone(engine, url, plan.lone_reps, plan.lone_per_table))
+    finally:
+        engine.dispose()
+
+
+def postgres_path(plan: Plan) -> tuple[PathResult, LoneResult] | None:
     if not pg.available():
         log("PostgreSQL does not answer: pg_hands_per_s is null")
         return None
     with pg.fresh_database() as url:
         engine = migrated_engine(url)
         try:
-            return asyncio.run(
+            batched = asyncio.run(
                 measure_path(engine, url, plan.path_reps, plan.per_table, plan.warmup_per_table)
             )
         finally:
             engine.dispose()
+    with pg.fresh_database() as url:
+        return batched, _lone(url, plan)
 
 
 def revision() -> str:
@@ -169,7 +190,7 @@ def command_figures(commands: CommandsResult) -> dict[str, Any]:
 def run(plan: Plan, workdir: Path) -> dict[str, Any]:
     load_before, measured = os.getloadavg(), revision()  # the code this process imports now
     fsync_ms = timed("fsync probe", lambda: fsync.commit_ms(workdir))
-    path, settings = timed("sqlite path", lambda: sqlite_path(workdir, plan))
+    path, lone, settings = timed("sqlite path", lambda: sqlite_path(workdir, plan))
     standings = timed(
         "standings",
         lambda: asyncio.run(
@@ -189,7 +210,19 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "process",
         lambda: measure_process(workdir, runs=plan.process_runs, fresh=not plan.quick),
     )
-    postgres = timed("postgres path", lambda: postgres_path(plan))
+    postgres, pg_lone = timed("postgres path", lambda: postgres_path(plan)) or (None, None)
+    hooked = WEBHOOK_QUICK if plan.quick else WEBHOOK_FULL
+    webhook = timed(
+        "webhook worker",
+        lambda: measure_webhook(
+            workdir / "webhook",
+            seconds=hooked.seconds,
+            rate=100,
+            chats=100,
+            runs=hooked.runs,
+            warmup=hooked.warmup,
+        ),
+    )
     figures: dict[str, Any] = {
         "hands_per_s": rounded(path.hands_per_s, 1),
         "overhead_vs_echo": rounded(path.overhead_vs_echo),
@@ -199,7 +232,10 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "start_s": rounded(process.start_s, 3),
         "pg_hands_per_s": rounded(postgres.hands_per_s, 1) if postgres else None,
         "pg_overhead_vs_echo": rounded(postgres.overhead_vs_echo) if postgres else None,
+        "lone_overhead_vs_echo": rounded(lone.overhead_vs_echo),
+        "pg_lone_overhead_vs_echo": rounded(pg_lone.overhead_vs_echo) if pg_lone else None,
         **command_figures(commands),
+        **webhook.figures(),
         "quick": plan.quick,
     }
     figures["targets_missed"] = missed(figures)
@@ -210,6 +246,9 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "standings": standings.detail(),
         "process": process.detail(),
         "postgres_path": postgres.detail() if postgres else None,
+        "sqlite_lone": lone.detail(),
+        "postgres_lone": pg_lone.detail() if pg_lone else None,
+        "webhook": webhook.detail(),
         "commands": commands.detail(),
         "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         "revision": measured,

@@ -44,6 +44,7 @@ from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
 from bot.offline import Chat
 from storage.gateway import chats, tables
+from storage.models import utcnow
 from storage.unit_of_work import UnitOfWork
 
 SMALL_HANDS = 100
@@ -294,7 +295,7 @@ def _reset(engine: Engine, chat: Chat) -> None:
         old = chats.current_season(db, chat.id)
         if old is None:
             raise RuntimeError(f"{chat.title} has no season")
-        chats.archive_season(db, old.id)
+        chats.archive_season(db, old.id, utcnow())
         new = chats.open_season(db, chat.id, old.number + 1)
         tables.move_open_tables(db, chat.id, new.id)
 

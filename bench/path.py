@@ -119,3 +119,67 @@ async def measure_path(
         reps=reps,
         hands_checked=checked,
     )
+
+
+@dataclass(frozen=True)
+class LoneResult:
+    """One update at a time (what a webhook request, or a quiet evening, sees): each update is
+    delivered alone and awaited before the next, interleaved with the echo bot's."""
+
+    bot_ms: float
+    echo_ms: float
+    bot_cpu_ms: float
+    echo_cpu_ms: float
+    updates: int
+
+    @property
+    def overhead_vs_echo(self) -> float:
+        return self.bot_ms / self.echo_ms
+
+    def detail(self) -> dict[str, float | int]:
+        return {
+            "bot_ms_per_update": round(self.bot_ms, 3),
+            "echo_ms_per_update": round(self.echo_ms, 3),
+            "bot_cpu_ms_per_update": round(self.bot_cpu_ms, 3),
+            "echo_cpu_ms_per_update": round(self.echo_cpu_ms, 3),
+            "cpu_vs_echo": round(self.bot_cpu_ms / self.echo_cpu_ms, 2),
+            "updates": self.updates,
+        }
+
+
+async def measure_lone(engine: Engine, url: str, reps: int, per_table: int) -> LoneResult:
+    """Medians over `reps` rounds of the mean wall and CPU time of an update delivered alone
+    (the bot's, and in the same round the echo bot's, on the same messages)."""
+    tabs = tables()
+    bot = await bot_driver(engine, url, chats_of(tabs), lean=True)
+    echo = await echo_driver(chats_of(tabs), lean=True)
+    figures: dict[str, list[float]] = {"bot": [], "echo": [], "bot_cpu": [], "echo_cpu": []}
+    sent = 0
+    try:
+        await _seat_all(bot, tabs)
+        evening = Evening(tabs)
+        warmup = evening.batch(2)
+        for driver in (echo, bot):
+            for update in driver.prepare(warmup):
+                await driver.run([update])
+        for _ in range(reps):
+            batch = evening.batch(per_table)
+            for name, driver in (("echo", echo), ("bot", bot)):
+                updates = driver.prepare(batch)
+                gc.collect()
+                runs = [await driver.run([update]) for update in updates]
+                if sum(run.replies for run in runs) != len(updates):
+                    raise RuntimeError(f"{name}: {len(updates)} updates, fewer replies")
+                figures[name].append(1000 * sum(r.wall for r in runs) / len(runs))
+                figures[f"{name}_cpu"].append(1000 * sum(r.cpu for r in runs) / len(runs))
+            sent += len(batch)
+    finally:
+        await bot.close()
+        await echo.close()
+    return LoneResult(
+        bot_ms=median(figures["bot"]),
+        echo_ms=median(figures["echo"]),
+        bot_cpu_ms=median(figures["bot_cpu"]),
+        echo_cpu_ms=median(figures["echo_cpu"]),
+        updates=sent,
+    )

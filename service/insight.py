@@ -131,7 +131,7 @@ def _head_to_head(
 # --- /chart -------------------------------------------------------------------------------
 
 CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 pixels wide)
-EXACT_UP_TO = 2_000  # live records: up to here all are read (~20 ms), beyond, the marks (≥ 100)
+EXACT_UP_TO = 2_000  # live records: up to here all are read, beyond, the marks (≥ 100)
 
 
 def chart_data(db: Connection, chat_id: int, req: Chart) -> ChartData:
