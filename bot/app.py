@@ -24,15 +24,15 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
-from bot import handlers
-from bot.flood import FloodGuard
+from bot.chat import handlers
+from bot.chat.flood import FloodGuard
+from bot.commands.parsing import command_text
+from bot.delivery.outbox import CapturingLimiter
+from bot.delivery.transient import on_transient_error
 from bot.i18n import N_, translator
-from bot.miniapp.command import set_menu_button
-from bot.outbox import CapturingLimiter
-from bot.parsing import command_text
+from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
-from bot.transient import on_transient_error
 from service.core import Service
 from storage.db import make_engine
 
@@ -111,7 +111,7 @@ def build_application(
     if config.api_base_url:
         base = config.api_base_url.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
-    # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
+    # Webhook replies are captured for the outbox (`bot.delivery.outbox`); the network is limited.
     limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
     builder = builder.rate_limiter(CapturingLimiter(limiter))
     builder = builder.post_init(started).post_shutdown(close_service)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot import serving
 from bot.app import build_application
+from bot.delivery import serving
 from bot.miniapp import server as miniapp
 from bot.ptb_types import AnyApplication
 from bot.settings import InvalidSettings, Settings
@@ -92,7 +92,7 @@ async def poll_with_app(application: AnyApplication, config: Settings) -> None:
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
-    from bot.console import run_console_app, set_aside, shown_name
+    from bot.console.start import run_console_app, set_aside, shown_name
 
     db = getattr(args, "db", None)
     url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url

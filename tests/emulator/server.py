@@ -33,7 +33,7 @@ import tornado.netutil
 import tornado.web
 from tornado.httpserver import HTTPServer
 
-from bot.offline import UploadedFile
+from bot.console.offline import UploadedFile
 from tests.emulator.api import (
     JSON,
     Chat,

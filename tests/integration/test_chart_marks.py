@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from service import insight
 from service.context import Ctx
 from service.errors import ServiceError

@@ -9,7 +9,7 @@ import sqlite3
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from service.context import Ctx
 from service.core import Service
 from service.errors import ServiceError

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
-from bot.transient import is_transient
+from bot.delivery.transient import is_transient
 from storage.db import make_engine
 from storage.gateway import chats
 from storage.group_commit import PgBatches, Staged, Transactions, Work

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot import parsing
+from bot.commands import parsing
 from tests.integration.test_console import console
 
 ZH_EVENING = """\

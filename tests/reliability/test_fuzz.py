@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
-from bot.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
+from bot.chat.handlers import UNKNOWN_COMMAND, is_bare_hu
+from bot.commands.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
 from service.names import clean
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import (

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot import serving
-from bot.serving import process_batch, read_batch
+from bot.delivery import serving
+from bot.delivery.serving import process_batch, read_batch
 from tests.conftest import migrated
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry
 from tests.reliability.pgserver import PgServer

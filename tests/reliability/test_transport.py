@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot import serving
-from bot.inbound import MAX_BODY
-from bot.serving import SECRET_HEADER, process_batch, read_batch
+from bot.delivery import serving
+from bot.delivery.inbound import MAX_BODY
+from bot.delivery.serving import SECRET_HEADER, process_batch, read_batch
 from bot.settings import Settings
 from storage.db import read_transaction
 from tests.emulator.api import Chat

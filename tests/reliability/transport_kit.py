@@ -1,5 +1,5 @@
-"""The real Application over the fake Bot API with the webhook server of `bot.serving` in this
-process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
+"""The real Application over the fake Bot API with the webhook server of `bot.delivery.serving`
+in this process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ import tornado.web
 from sqlalchemy.engine import Engine
 from tornado.httpserver import HTTPServer
 
-from bot import outbox
 from bot.app import build_application
-from bot.inbound import MAX_BODY
-from bot.serving import SECRET_HEADER, routes
+from bot.delivery import outbox
+from bot.delivery.inbound import MAX_BODY
+from bot.delivery.serving import SECRET_HEADER, routes
 from bot.settings import Settings
 from storage.db import read_transaction
 from storage.gateway import outbox as book

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import parsing
+from bot.commands import parsing
 
 REFERENCE = Path(__file__).parents[2] / "docs" / "commands.md"
 TEXT = REFERENCE.read_text(encoding="utf-8")

@@ -108,19 +108,21 @@ def test_the_walk_sees_every_kind_of_import(tmp_path: Path) -> None:
     path.write_text(
         "from typing import TYPE_CHECKING\n"
         "import sqlmodel\n"
-        "from bot import labels\n"
-        "from .numbers import fmt\n"
+        "from bot.commands import labels\n"
+        "from ..presentation.numbers import fmt\n"
         "if TYPE_CHECKING:\n"
         "    from service.replies import Reply\n"
         "def draw():\n"
-        "    from bot.chart import render_chart\n",
+        "    from bot.presentation.chart import render_chart\n",
         encoding="utf-8",
     )
-    assert set(imported("bot.m", path)) == {
-        "typing", "sqlmodel", "bot.labels", "bot.numbers", "service.replies", "bot.chart"
+    assert set(imported("bot.chat.m", path)) == {
+        "typing", "sqlmodel", "bot.commands.labels", "bot.presentation.numbers", "service.replies",
+        "bot.presentation.chart",
     }  # fmt: skip
     edges = graph()
-    assert set(PACKAGES) <= set(edges) and "bot.labels" in edges["bot.render"]
+    assert set(PACKAGES) <= set(edges)
+    assert "bot.commands.labels" in edges["bot.presentation.render"]
 
 
 def test_the_cycle_finder() -> None:

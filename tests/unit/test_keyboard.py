@@ -1,12 +1,12 @@
-"""A reply's buttons go as JSON built by hand (`bot.handlers.keyboard`): the same bytes PTB's
+"""A reply's buttons go as JSON built by hand (`bot.chat.handlers.keyboard`): the same bytes PTB's
 InlineKeyboardMarkup sends."""
 
 from __future__ import annotations
 
 from telegram.request._requestparameter import RequestParameter
 
-from bot.handlers import keyboard, markup
-from bot.render import Button, Out
+from bot.chat.handlers import keyboard, markup
+from bot.presentation.render import Button, Out
 
 
 def test_keyboard_sends_what_markup_sends() -> None:

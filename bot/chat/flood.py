@@ -2,7 +2,7 @@
 
 ``FloodGuard(limit=20, window=10.0).check(user_id, chat_id)`` answers, for one incoming command
 of ``user_id`` in ``chat_id`` (the bot passes the real sender: the user, or the channel a member
-posts as — `bot.origin.sender_key`):
+posts as — `bot.chat.origin.sender_key`):
 
 - ``ALLOW`` — fewer than ``limit`` commands of this user in this chat were allowed in the last
   ``window`` seconds (a sliding window): handle it;

@@ -13,8 +13,8 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import N_, translator
+from bot.presentation.render import Out, Renderer
 from bot.ptb_types import AnyApplication
-from bot.render import Out, Renderer
 from bot.settings import Settings
 from service.core import Service
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from html import escape
 
-from bot.callbacks import VERSION, cancel_data
+from bot.commands.callback_data import VERSION, cancel_data
 from bot.i18n import N_
-from bot.numbers import fmt
-from bot.render import Button, Out, Renderer
+from bot.presentation.numbers import fmt
+from bot.presentation.render import Button, Out, Renderer
 from service.requests import PlayerRef, RefKind, Score, ScoreEntry
 
 STEPS = (-50, -10, -5, -1, 1, 5, 10, 50)
@@ -64,8 +64,8 @@ class Round:
         )
 
 
-#: What a round's Record is pressed as, whatever its scores (`bot.callbacks.press_key` of it
-#: and the message): a message's round is recorded once, whoever taps Record and however often.
+#: What a round's Record is pressed as, whatever its scores (`callback_data.press_key` of it and
+#: the message): a message's round is recorded once, whoever taps Record and however often.
 RECORD = f"{VERSION}:f:record"
 
 

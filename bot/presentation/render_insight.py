@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from html import escape, unescape
 
+from bot.commands.timezones import zone_label
 from bot.i18n import Gettext
-from bot.numbers import fmt
-from bot.render_free import free_stats, unit_title
-from bot.timezones import zone_label
+from bot.presentation.numbers import fmt
+from bot.presentation.render_free import free_stats, unit_title
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
 PAIRS_SHOWN = 15  # head-to-head lines, largest first (a message holds 4096 characters)
@@ -109,8 +109,8 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
 
 def chart_png(_: Gettext, data: ChartData) -> bytes:
     """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
-    another process, `bot.chart_process`)."""
-    from bot.chart_process import draw  # matplotlib loads only when a chart is drawn
+    another process, `bot.presentation.chart_process`)."""
+    from bot.presentation.chart_process import draw  # matplotlib loads only when a chart is drawn
 
     return draw(data, *chart_texts(_, data))
 

@@ -1,7 +1,7 @@
 """The offline console: lines ``Speaker: message`` in, the bot's replies out as plain text.
 
 ``run_console`` drives a PTB ``Application`` whose requests go to an ``OfflineBotApi`` (through
-``bot.offline.OfflineRequest``). It owns the application's lifecycle: pass it *not*
+``bot.console.offline.OfflineRequest``). It owns the application's lifecycle: pass it *not*
 initialized; it runs initialize, ``post_init``, start, ..., stop, ``post_stop``, shutdown,
 ``post_shutdown`` (as ``run_polling`` does, without the updater). An application that is
 already running is used as is and left running.
@@ -21,8 +21,8 @@ from typing import Any, TextIO
 
 from telegram import Update
 
+from bot.console.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
 from bot.i18n import LANGUAGES, translator
-from bot.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
 from bot.ptb_types import AnyApplication
 from service.admin import ADMIN_ONLY
 

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from html import escape
 
-from bot.callbacks import VERSION, cancel_data
+from bot.commands.callback_data import VERSION, cancel_data
+from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.i18n import N_
-from bot.labels import FLAG, PATTERN, WIN
-from bot.render import Button, Out, Renderer
+from bot.presentation.render import Button, Out, Renderer
 from scoring import WinType
 
 #: The ways to win, by the word the typed command uses, in the order of the buttons.

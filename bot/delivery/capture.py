@@ -1,4 +1,4 @@
-"""Bot API calls captured while a webhook update is handled (see `bot.outbox`)."""
+"""Bot API calls captured while a webhook update is handled (see `bot.delivery.outbox`)."""
 
 from __future__ import annotations
 

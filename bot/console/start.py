@@ -17,10 +17,10 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
 from bot.app import build_application
-from bot.console_io import FIRST_SPEAKER, console_user, run_console
+from bot.console.offline import OfflineBotApi, OfflineRequest
+from bot.console.session import FIRST_SPEAKER, console_user, run_console
 from bot.miniapp import auth
 from bot.miniapp import server as miniapp
-from bot.offline import OfflineBotApi, OfflineRequest
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 from storage.db import make_engine

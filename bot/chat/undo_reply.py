@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from telegram import Message
 
-from bot.callbacks import parse_press
+from bot.commands.callback_data import parse_press
+from bot.commands.parsing import ParseError
 from bot.i18n import N_
-from bot.parsing import ParseError
 from service.requests import Undo
 
 NO_BUTTON = N_(

@@ -22,7 +22,7 @@ def draw(
     data: ChartData, title: str, unit_titles: Mapping[str, str], xlabel: str, empty: str
 ) -> bytes:
     """The PNG (blocking; runs in the drawing process)."""
-    from bot.chart import render_chart
+    from bot.presentation.chart import render_chart
 
     return render_chart(data, title, unit_titles=unit_titles, xlabel=xlabel, empty=empty)
 

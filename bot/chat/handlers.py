@@ -22,18 +22,19 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from bot import labels, score_buttons, wizard
-from bot.callbacks import new_request, parse_press, press_key
-from bot.chart_process import draw_apart
-from bot.export_csv import export_files
-from bot.flood import FloodGuard, Verdict
+from bot.chat import score_buttons, wizard
+from bot.chat.flood import FloodGuard, Verdict
+from bot.chat.origin import channel_of, sender_key, typed_here
+from bot.chat.undo_reply import undo_of_reply
+from bot.commands import labels
+from bot.commands.callback_data import new_request, parse_press, press_key
+from bot.commands.parsing import NotForThisBot, ParseError, command_name, command_text, parse
 from bot.i18n import N_, pick_language
-from bot.miniapp.command import open_app
-from bot.origin import channel_of, sender_key, typed_here
-from bot.parsing import NotForThisBot, ParseError, command_name, command_text, parse
-from bot.render import Out, Renderer
-from bot.render_insight import chart_caption, chart_texts, export_caption
-from bot.undo_reply import undo_of_reply
+from bot.miniapp.link import open_app
+from bot.presentation.chart_process import draw_apart
+from bot.presentation.export_csv import export_files
+from bot.presentation.render import Out, Renderer
+from bot.presentation.render_insight import chart_caption, chart_texts, export_caption
 from scoring.games import Game, Unit
 from service.context import Actor, Ctx
 from service.core import Answer, Service
@@ -306,8 +307,8 @@ async def send_file(message: Message, r: Renderer, data: ChartData | ExportData)
 
 
 async def send_export(message: Message, r: Renderer, data: ExportData) -> None:
-    """/export: the rows stream into files in a worker thread (`bot.export_csv`), then go up
-    one by one, the caption on the first."""
+    """/export: the rows stream into files in a worker thread (`bot.presentation.export_csv`),
+    then go up one by one, the caption on the first."""
     with tempfile.TemporaryDirectory(prefix="jifen-export-") as tmp:
         files = await asyncio.to_thread(export_files, data, r.lang, Path(tmp))
         for n, path in enumerate(files):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bot.commands.parsing import synonyms
 from bot.i18n import N_, Gettext
-from bot.numbers import fmt
-from bot.parsing import synonyms
+from bot.presentation.numbers import fmt
 from service.replies import RulesView
 
 MAHJONG_RULES = (

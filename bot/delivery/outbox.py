@@ -27,8 +27,8 @@ from telegram.ext import BaseRateLimiter
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot.capture import Call, current
-from bot.transient import backoff, is_transient
+from bot.delivery.capture import Call, current
+from bot.delivery.transient import backoff, is_transient
 from service.core import Service
 from storage.gateway import outbox as book
 from storage.rows import OutboxRow

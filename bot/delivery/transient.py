@@ -3,7 +3,8 @@ disk): the update is not acknowledged but processed again, with backoff, until i
 
 The error handler registered first (`on_transient_error`) notes the update as failed for now
 and stops the generic "Sorry" handler; the member is told once per update that the command will
-be recorded as soon as the database is back (no need to type it again). `bot.serving` retries.
+be recorded as soon as the database is back (no need to type it again). `bot.delivery.serving`
+retries.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
-from bot.capture import direct
+from bot.delivery.capture import direct
 from bot.i18n import N_, pick_language
-from bot.render import Renderer
+from bot.presentation.render import Renderer
 
 log = logging.getLogger(__name__)
 NOTICE = N_(

@@ -2,14 +2,14 @@
 getUpdates offset, or the webhook's 200) only once it was processed, or refused for good. A
 redelivered update changes nothing (the service claims update ids), so this is exactly-once.
 
-- An update jifen cannot read (`bot.inbound`) is logged, confirmed and skipped: it neither
+- An update jifen cannot read (`bot.delivery.inbound`) is logged, confirmed and skipped: it neither
   stops the polling loop nor is redelivered forever; the updates around it are processed.
-- A transient database failure (`bot.transient`) is not confirmed: polling tries the update
+- A transient database failure (`bot.delivery.transient`) is not confirmed: polling tries the update
   again with backoff (its chat's later updates wait behind it), the webhook for a few seconds,
   then answers 503 so that Telegram redelivers it.
 - The webhook checks the secret before it reads a body, reads at most `inbound.MAX_BODY`
   bytes, answers 400 to a body that is not an update, and answers once the change committed:
-  replies go out afterwards from the outbox (`bot.outbox`).
+  replies go out afterwards from the outbox (`bot.delivery.outbox`).
 
 PTB's own run_polling/run_webhook confirm an update as soon as it is queued, before any handler
 ran: a crash then loses every queued update.
@@ -31,12 +31,12 @@ from telegram import Update
 from telegram.error import Conflict, NetworkError, RetryAfter, TelegramError, TimedOut
 from tornado.httpserver import HTTPServer
 
-from bot import outbox
-from bot.capture import capturing
-from bot.inbound import MAX_BODY, Malformed, Unreadable, build_update, parse_body
+from bot.delivery import outbox
+from bot.delivery.capture import capturing
+from bot.delivery.inbound import MAX_BODY, Malformed, Unreadable, build_update, parse_body
+from bot.delivery.transient import backoff, failures, is_transient
+from bot.delivery.updates import ChatLocks
 from bot.ptb_types import AnyApplication
-from bot.transient import backoff, failures, is_transient
-from bot.updates import ChatLocks
 
 log = logging.getLogger(__name__)
 POLL_TIMEOUT = 30  # seconds of long polling

@@ -9,14 +9,27 @@ from functools import lru_cache
 from html import escape, unescape
 from typing import Any
 
-from bot import labels
-from bot.callbacks import cancel_data, claim_data, fits, new_data, reset_data, undo_data
+from bot.commands import labels
+from bot.commands.callback_data import (
+    cancel_data,
+    claim_data,
+    fits,
+    new_data,
+    reset_data,
+    undo_data,
+)
+from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, translator
-from bot.numbers import fmt
-from bot.render_free import free_lines, record_title, table_title, totals_line, unit_title
-from bot.render_insight import stats_text
-from bot.rules_text import help_text, rules_text
-from bot.timezones import local, zone_label
+from bot.presentation.numbers import fmt
+from bot.presentation.render_free import (
+    free_lines,
+    record_title,
+    table_title,
+    totals_line,
+    unit_title,
+)
+from bot.presentation.render_insight import stats_text
+from bot.presentation.rules_text import help_text, rules_text
 from scoring import EventKind, Game, Unit
 from service import replies as r
 

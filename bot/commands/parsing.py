@@ -17,8 +17,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TypeVar
 
+from bot.commands.timezones import EXAMPLE, zone_name
 from bot.i18n import N_
-from bot.timezones import EXAMPLE, zone_name
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service.requests import (

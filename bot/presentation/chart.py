@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import MaxNLocator
 
-from bot.numbers import fmt
+from bot.presentation.numbers import fmt
 from service.replies import ChartData, ChartLine, ChartSeries
 
 log = logging.getLogger(__name__)

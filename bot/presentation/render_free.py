@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from html import escape
 
-from bot import labels
+from bot.commands import labels
 from bot.i18n import Gettext
-from bot.numbers import fmt
+from bot.presentation.numbers import fmt
 from scoring.games import EventKind, Game, Unit, free_name
 from service.replies import FreeSection, HandView
 
