@@ -10,7 +10,6 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeDefault,
-    Message,
     Update,
 )
 from telegram.error import TelegramError
@@ -24,9 +23,10 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
-from bot.chat import handlers
+from bot.chat import handlers, routes
+from bot.chat.buttons import on_button
 from bot.chat.flood import FloodGuard
-from bot.commands.parsing import command_text
+from bot.chat.flood_gate import flood_gate
 from bot.delivery.outbox import CapturingLimiter
 from bot.delivery.transient import on_transient_error
 from bot.i18n import N_, translator
@@ -55,15 +55,6 @@ MENU = (
     ("rules", N_("the rules in force")),
     ("help", N_("how to use the bot")),
 )
-
-
-class _Addressed(filters.MessageFilter):
-    """Text that is a command for this bot though Telegram marks none at its start: `/胡 …`
-    (only Latin commands are marked) and `@thisbot /command …` (see `command_text`)."""
-
-    def filter(self, message: Message) -> bool:
-        text = message.text
-        return text is not None and command_text(text, message.get_bot().username) is not None
 
 
 async def set_menu(application: AnyApplication) -> None:
@@ -121,11 +112,11 @@ def build_application(
     if config.flood is not None:
         limit, window = config.flood
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
-    application.add_handler(TypeHandler(Update, handlers.flood_gate), group=-1)
-    # Edits are not re-recorded.
-    commands = (filters.COMMAND | _Addressed()) & filters.UpdateType.MESSAGE
-    application.add_handler(MessageHandler(commands, handlers.on_command))
-    application.add_handler(CallbackQueryHandler(handlers.on_button))
+    application.add_handler(TypeHandler(Update, flood_gate), group=-1)
+    for handler, names in routes.families():  # new messages only: edits are not re-recorded
+        application.add_handler(MessageHandler(routes.Named(names), handler))
+    application.add_handler(MessageHandler(routes.Named(None), routes.UNKNOWN))
+    application.add_handler(CallbackQueryHandler(on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"
     application.add_error_handler(handlers.on_error)

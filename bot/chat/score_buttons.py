@@ -10,17 +10,30 @@ a double tap, or a second player's tap, answers "recorded already".
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from html import escape
 
-from bot.commands.callback_data import VERSION, cancel_data
+from telegram import Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from bot.chat.replying import answer, send
+from bot.chat.run import renderer_for, run
+from bot.commands import labels
+from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.i18n import N_
+from bot.presentation.markup import markup
 from bot.presentation.numbers import fmt
 from bot.presentation.render import Button, Out, Renderer
-from service.requests import PlayerRef, RefKind, Score, ScoreEntry
+from scoring.games import Game, Unit
+from service.errors import ServiceError
+from service.replies import Reply, TableView
+from service.requests import PlayerRef, RefKind, Score, ScoreEntry, ShowPlayers
 
 STEPS = (-50, -10, -5, -1, 1, 5, 10, 50)
 MAX_SCORE = 99_999  # per player, by buttons (type /s for more)
@@ -128,3 +141,72 @@ def _fit(buttons: Sequence[Button]) -> list[Button]:
 
 def _rows(buttons: Sequence[Button], width: int) -> list[tuple[Button, ...]]:
     return [tuple(buttons[i : i + width]) for i in range(0, len(buttons), width)]
+
+
+# --- the handlers: bare /s, and each press of its buttons ---
+
+
+async def free_seats(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> TableView | None:
+    """The free table here with at least two seated, or None after telling why not."""
+    try:
+        view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
+    except ServiceError:  # no table here
+        view = None
+    if isinstance(view, TableView) and view.game == Game.FREE and None not in view.seats:
+        return view
+    if update.effective_message is not None:
+        await send(
+            update.effective_message,
+            renderer.error(N_("The /s buttons need a free table with players here."), {}),
+        )
+    return None
+
+
+def round_title(view: TableView, renderer: Renderer) -> str:
+    return view.name or renderer._(labels.UNIT[Unit.FREE])
+
+
+async def begin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Bare /s: a round by buttons."""
+    renderer = await renderer_for(context, update)
+    view = await free_seats(update, context, renderer)
+    if view is not None and update.effective_message is not None:
+        names = [n for n in view.seats if n is not None]
+        out = screen(start(len(names)), names, round_title(view, renderer), renderer)
+        await send(update.effective_message, out)
+
+
+async def step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """The next screen of a round by buttons, or — on Record — the round recorded."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    view = await free_seats(update, context, renderer)
+    names = [n for n in view.seats if n is not None] if view is not None else []
+    state = decode(arg, len(names)) if view is not None else None
+    if view is None or state is None:
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
+        return
+    await answer(query)
+    if not state.go:
+        out = screen(state, names, round_title(view, renderer), renderer)
+        with contextlib.suppress(BadRequest):  # a double tap: the same screen again
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
+            )
+        return
+    command = state.command(names)
+    once = press_key(query.message.chat.id, query.message.message_id, RECORD)
+    try:
+        reply = (await run(update, context, state.request(), command, once_key=once)).reply
+    except ServiceError as err:
+        await send(query.message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    code = f"<code>{escape(command)}</code>"
+    typed = renderer._("Typed, this is: {command}", command=code)
+    with contextlib.suppress(BadRequest):  # a second tap: edited already
+        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await send(query.message, renderer.render(reply))

@@ -7,16 +7,30 @@ same command a user could type, which it shows, so people learn the short form.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from html import escape
 
-from bot.commands.callback_data import VERSION, cancel_data
+from telegram import Message, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from bot.chat.replying import answer, send
+from bot.chat.run import renderer_for, run
+from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.commands.labels import FLAG, PATTERN, WIN
+from bot.commands.parsing import ParseError, parse
 from bot.i18n import N_
+from bot.presentation.markup import markup
 from bot.presentation.render import Button, Out, Renderer
 from scoring import WinType
+from scoring.games import Game
+from service.errors import ServiceError
+from service.replies import Info, Recorded, Reply, TableView
+from service.requests import ShowPlayers
 
 #: The ways to win, by the word the typed command uses, in the order of the buttons.
 HOWS = {
@@ -191,3 +205,70 @@ def offered(
 
 def _rows(buttons: Sequence[Button], width: int = 2) -> tuple[tuple[Button, ...], ...]:
     return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
+
+
+# --- the handlers: bare /hu, and each press of the wizard's buttons ---
+
+
+async def seats_of(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer
+) -> Table | None:
+    """The seated names of a full mahjong table here and the hand's kongs, or None after telling
+    why not."""
+    try:
+        view: Reply | None = (await run(update, context, ShowPlayers(), "/players")).reply
+    except ServiceError:  # no table here
+        view = None
+    message = update.effective_message
+    if isinstance(view, TableView) and view.game == Game.MAHJONG and None not in view.seats:
+        return Table(tuple(name for name in view.seats if name is not None), view.kongs)
+    if message is not None:
+        await send(
+            message, renderer.error(N_("The /hu buttons need a full mahjong table here."), {})
+        )
+    return None
+
+
+async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Bare /hu: ask step by step with buttons."""
+    renderer = await renderer_for(context, update)
+    seats = await seats_of(update, context, renderer)
+    if seats is not None and update.effective_message is not None:
+        await send(update.effective_message, screen(Wizard(), seats, renderer))
+
+
+async def step(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """Next wizard question, or — at the end — record the hand exactly as the typed command."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    state = decode(arg)
+    seats = await seats_of(update, context, renderer) if state else None
+    if state is None or seats is None or (state.winner or 1) > len(seats.names):
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
+        return
+    if state.stage != "go":
+        await answer(query)
+        out = screen(state, seats, renderer)
+        with contextlib.suppress(BadRequest):  # a double tap: the same screen again
+            await query.edit_message_text(
+                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
+            )
+        return
+    command = state.command()
+    once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
+    try:
+        reply = (await run(update, context, parse(command), command, once_key=once)).reply
+    except (ParseError, ServiceError) as err:
+        await answer(query)
+        await send(query.message, renderer.error(err.msgid, err.params, err.usage))
+        return
+    if (isinstance(reply, Recorded) and reply.repeated) or isinstance(reply, Info):
+        await answer(query, renderer.alert(N_("Already recorded.")))  # a double tap
+        return
+    await answer(query)
+    code = f"<code>{escape(command)}</code>"
+    typed = renderer._("Typed, this is: {command}", command=code)
+    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await send(query.message, renderer.render(reply))

@@ -24,11 +24,11 @@ import tornado.web
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
-from bot.chat.handlers import markup, split_text
 from bot.commands.parsing import ParseError
 from bot.i18n import pick_language
 from bot.miniapp import auth, forms, texts
 from bot.miniapp.members import Members, Role
+from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
 from bot.presentation.render import Renderer
 from bot.ptb_types import AnyApplication

@@ -1,11 +1,12 @@
-"""A reply's buttons go as JSON built by hand (`bot.chat.handlers.keyboard`): the same bytes PTB's
+"""A reply's buttons go as JSON built by hand (`bot.chat.replying.keyboard`): the same bytes PTB's
 InlineKeyboardMarkup sends."""
 
 from __future__ import annotations
 
 from telegram.request._requestparameter import RequestParameter
 
-from bot.chat.handlers import keyboard, markup
+from bot.chat.replying import keyboard
+from bot.presentation.markup import markup
 from bot.presentation.render import Button, Out
 
 

@@ -1,4 +1,4 @@
-"""A reply goes out through `bot.chat.handlers.post_html`, which skips building PTB's `Message` from
+"""A reply goes out through `bot.chat.replying.post_html`, which skips building PTB's `Message` from
 Telegram's answer: the request must be the very one `Message.reply_text` sends, in plain groups,
 forum topics, reply threads that are not topics, business chats and with buttons."""
 
@@ -14,7 +14,7 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest, RequestData
 
-from bot.chat.handlers import keyboard, post_html
+from bot.chat.replying import keyboard, post_html
 from bot.presentation.render import Button, Out
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
