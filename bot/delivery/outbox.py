@@ -1,13 +1,14 @@
 """Replies of webhook updates, sent after the webhook answered, from a queue in the database.
 
 While the webhook handles an update, the Bot API calls that answer it (messages, a button's
-answer, edits) are captured instead of sent (`capturing`): the handlers get a stand-in result
-at once, so no reply waits for the rate limiter. Once the update's change committed, its calls
-are written to the outbox keyed by the update id (`save`; a redelivered update's are not written
-twice), the webhook answers 200, and `Sender` sends them: in order per chat, chats in parallel,
-through the rate limiter, each marked sent once Telegram accepted it. A reply lost to a crash is
-sent on the next start (a crash between Telegram's acceptance and the mark sends it again: at
-least once, in practice once). Long polling sends directly, as before.
+answer, edits) are captured instead of sent (`bot.delivery.capture`): the handlers get
+Telegram's answer at once, so no reply waits for the rate limiter. Once the update's change
+committed, its calls are written to the outbox keyed by the update id (`save`; a redelivered
+update's are not written twice), the webhook answers 200, and `Sender` sends them with a bot
+of its own: in order per chat, chats in parallel, through the rate limiter, each marked sent
+once Telegram accepted it. A reply lost to a crash is sent on the next start (a crash between
+Telegram's acceptance and the mark sends it again: at least once, in practice once). Long
+polling sends directly.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 from telegram import Bot, InputFile
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
-from telegram.ext import BaseRateLimiter
-from telegram.request import RequestData
-from telegram.request._requestparameter import RequestParameter
 
-from bot.delivery.capture import Call, current
+from bot.delivery.capture import Call
 from bot.delivery.transient import backoff, is_transient
 from service.core import Service
 from storage.gateway import outbox as book
@@ -35,20 +33,6 @@ from storage.rows import OutboxRow
 from storage.sql import Sql
 
 log = logging.getLogger(__name__)
-#: What answers an update; anything else (getChatMember…) is called at once.
-CAPTURED = frozenset(
-    {
-        "sendMessage",
-        "sendPhoto",
-        "sendDocument",
-        "editMessageText",
-        "editMessageReplyMarkup",
-        "editMessageCaption",
-        "answerCallbackQuery",
-        "deleteMessage",
-    }
-)
-RETURNS_MESSAGE = frozenset({"sendMessage", "sendPhoto", "sendDocument"})
 LEASE = timedelta(seconds=120)  # a sender holds its calls this long (then another may take them)
 BATCH = 200
 IDLE = 5.0  # seconds between looks when nobody wakes the sender (other workers' calls)
@@ -57,30 +41,36 @@ IDLE = 5.0  # seconds between looks when nobody wakes the sender (other workers'
 BATCH_TIME = 5.0
 KEEP_SENT = timedelta(days=2)
 PRUNE_EVERY = 3600.0
+#: A stored call's Bot API method → the parameters its Bot method requires (the others go as
+#: `api_kwargs`, as stored).
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "sendMessage": ("chat_id", "text"),
+    "sendPhoto": ("chat_id", "photo"),
+    "sendDocument": ("chat_id", "document"),
+    "editMessageText": ("text",),
+    "editMessageReplyMarkup": (),
+    "editMessageCaption": (),
+    "answerCallbackQuery": ("callback_query_id",),
+    "deleteMessage": ("chat_id", "message_id"),
+}
 
 
-def to_call(endpoint: str, data: dict[str, Any]) -> Call:
-    """A call as stored: its parameters JSON-encoded as sent, files inline (base64)."""
-    request = RequestData([RequestParameter.from_input(k, v) for k, v in data.items()])
-    files = {
-        name: [
-            part[0],
-            base64.b64encode(_content(part[1])).decode(),
-            part[2] if len(part) > 2 else None,
-        ]
-        for name, part in request.multipart_data.items()
+def methods(bot: Bot) -> dict[str, Callable[..., Awaitable[Any]]]:
+    """The Bot method that sends each Bot API method the outbox stores."""
+    return {
+        "sendMessage": bot.send_message,
+        "sendPhoto": bot.send_photo,
+        "sendDocument": bot.send_document,
+        "editMessageText": bot.edit_message_text,
+        "editMessageReplyMarkup": bot.edit_message_reply_markup,
+        "editMessageCaption": bot.edit_message_caption,
+        "answerCallbackQuery": bot.answer_callback_query,
+        "deleteMessage": bot.delete_message,
     }
-    chat = data.get("chat_id")
-    chat_id = chat if isinstance(chat, int) and not isinstance(chat, bool) else None
-    return Call(chat_id, endpoint, {"params": request.json_parameters, "files": files})
 
 
-def _content(value: Any) -> bytes:
-    return value if isinstance(value, bytes) else bytes(value.read())
-
-
-def api_kwargs(row_chat: int | None, payload: dict[str, Any]) -> dict[str, Any]:
-    """A stored call's arguments for `Bot.do_api_request`."""
+def arguments(row_chat: int | None, payload: dict[str, Any]) -> dict[str, Any]:
+    """A stored call's parameters as sent before, its files as `InputFile`s."""
     kwargs: dict[str, Any] = dict(payload["params"])
     if row_chat is not None:
         kwargs["chat_id"] = row_chat  # an int: the rate limiter's per-group limits
@@ -91,52 +81,17 @@ def api_kwargs(row_chat: int | None, payload: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def stand_in(endpoint: str, data: dict[str, Any]) -> bool | dict[str, Any]:
-    """What the handlers get back for a captured call."""
-    if endpoint not in RETURNS_MESSAGE:
-        return True
-    chat = data.get("chat_id")
-    chat_id = chat if isinstance(chat, int) else 0
-    return {
-        "message_id": 0,
-        "date": int(time.time()),
-        "chat": {"id": chat_id, "type": "supergroup" if chat_id < 0 else "private"},
-    }
-
-
-class CapturingLimiter(BaseRateLimiter[Any]):
-    """The bot's rate limiter: captures the calls that answer an update while `capturing`, and
-    passes everything else to the real limiter (if any)."""
-
-    def __init__(self, inner: BaseRateLimiter[Any] | None) -> None:
-        self.inner = inner
-
-    async def initialize(self) -> None:
-        if self.inner is not None:
-            await self.inner.initialize()
-
-    async def shutdown(self) -> None:
-        if self.inner is not None:
-            await self.inner.shutdown()
-
-    async def process_request(
-        self,
-        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
-        args: Any,
-        kwargs: dict[str, Any],
-        endpoint: str,
-        data: dict[str, Any],
-        rate_limit_args: Any,
-    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
-        calls = current()
-        if calls is not None and endpoint in CAPTURED:
-            calls.append(to_call(endpoint, data))
-            return stand_in(endpoint, data)
-        if self.inner is None:
-            return await callback(*args, **kwargs)
-        return await self.inner.process_request(
-            callback, args, kwargs, endpoint, data, rate_limit_args
-        )
+async def replay(bot: Bot, row: OutboxRow) -> None:
+    """Send a stored call through its Bot method: what it requires by name, the rest (already
+    encoded as PTB sent them) as `api_kwargs`. A call of another method, or one missing what
+    its method requires, is refused (`BadRequest`): no later try can send it."""
+    send = methods(bot).get(row.method)
+    kwargs = arguments(row.chat_id, row.payload)
+    required = REQUIRED.get(row.method, ())
+    if send is None or any(name not in kwargs for name in required):
+        raise BadRequest(f"outbox: cannot send {row.method} with {sorted(kwargs)}")
+    given = {name: kwargs.pop(name) for name in required}
+    await send(**given, api_kwargs=kwargs)
 
 
 async def save(service: Service, update_id: int, calls: list[Call]) -> None:
@@ -147,7 +102,8 @@ async def save(service: Service, update_id: int, calls: list[Call]) -> None:
 
 
 class Sender:
-    """Sends the outbox: on start (what a crash left), when woken, and every few seconds."""
+    """Sends the outbox through `bot` (not the handlers': nothing it sends can be captured): on
+    start (what a crash left), when woken, and every few seconds."""
 
     def __init__(self, bot: Bot, service: Service) -> None:
         self.bot, self.service = bot, service
@@ -224,8 +180,7 @@ class Sender:
             if time.monotonic() > until:
                 return done, [r.id for r in rows[i:]]
             try:
-                # By name as stored: `_post` is `do_api_request` without its typed-method nudge
-                await self.bot._post(row.method, api_kwargs=api_kwargs(row.chat_id, row.payload))
+                await replay(self.bot, row)
             except (BadRequest, Forbidden, ChatMigrated, InvalidToken) as err:
                 log.warning("outbox call %s refused for good: %s", row.id, err)
                 done.append((row.id, str(err)[:500]))

@@ -3,8 +3,8 @@ disk): the update is not acknowledged but processed again, with backoff, until i
 
 The error handler registered first (`on_transient_error`) notes the update as failed for now
 and stops the generic "Sorry" handler; the member is told once per update that the command will
-be recorded as soon as the database is back (no need to type it again). `bot.delivery.serving`
-retries.
+be recorded as soon as the database is back (no need to type it again). `bot.delivery.polling`
+and `bot.delivery.webhook` retry.
 """
 
 from __future__ import annotations

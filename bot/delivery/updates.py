@@ -1,10 +1,14 @@
-"""Chats in parallel, each chat's updates in order (a hand before its /undo)."""
+"""Chats in parallel, each chat's updates in order (a hand before its /undo); the signals that
+stop the serving loops."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from collections.abc import AsyncIterator
+
+from telegram import Update
 
 
 class ChatLocks:
@@ -31,3 +35,17 @@ class ChatLocks:
 
     def __len__(self) -> int:
         return len(self._locks)
+
+
+def chat_of(update: Update) -> int | None:
+    """The chat whose lock (and order) an update takes; None: none (processed at once)."""
+    return update.effective_chat.id if update.effective_chat else None
+
+
+async def stop_on_signals() -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM: the serving loops end when it is."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
