@@ -1,6 +1,6 @@
-"""A reply goes out through `bot.chat.replying.post_html`, which skips building PTB's `Message` from
-Telegram's answer: the request must be the very one `Message.reply_text` sends, in plain groups,
-forum topics, reply threads that are not topics, business chats and with buttons."""
+"""A reply goes out through `bot.chat.replying.send`: in the message's chat and forum topic (not
+a reply thread that is no topic), in business chats and channels' direct messages, as HTML that
+does not quote the command; a long text in parts cut at line ends, the buttons on the last."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest, RequestData
 
-from bot.chat.replying import keyboard, post_html
+from bot.chat.replying import send
+from bot.presentation.markup import MAX_MESSAGE, markup
 from bot.presentation.render import Button, Out
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
@@ -76,27 +77,43 @@ SHAPES = {
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-async def test_post_html_sends_what_reply_text_sends(shape: str) -> None:
+async def test_send_replies_in_the_chat_and_topic(shape: str) -> None:
     recorder = Recorder()
     async with ExtBot("1:TOKEN", request=recorder) as bot:
         given = message(bot, **SHAPES[shape])
-        buttons = Out("<b>老王</b> +3 & 1<2", ((Button("撤销", "u:1"),),))
-        for extra in (None, keyboard(buttons)):
+        for out in (Out("<b>老王</b> +3 &amp; 1&lt;2"), Out("x", ((Button("撤销", "u:1"),),))):
             await given.reply_text(
-                buttons.text, parse_mode=ParseMode.HTML, do_quote=False, api_kwargs=extra
+                out.text, parse_mode=ParseMode.HTML, do_quote=False, reply_markup=markup(out)
             )
-            await post_html(given, buttons.text, extra)
-    by_reply_text, by_post = recorder.sent[0::2], recorder.sent[1::2]
-    assert by_post == by_reply_text
+            await send(given, out)
+    by_reply_text, by_send = recorder.sent[0::2], recorder.sent[1::2]
+    assert by_send == by_reply_text
     assert all(endpoint == "sendMessage" for endpoint, _ in recorder.sent)
-    body = json.loads(by_post[0][1] or b"{}")
-    assert body["text"] == buttons.text
-    assert ("message_thread_id" in body) == (shape == "forum topic")
+    plain, buttons = (json.loads(body or b"{}") for _, body in by_send)
+    assert plain["text"] == "<b>老王</b> +3 &amp; 1&lt;2" and plain["parse_mode"] == "HTML"
+    assert "reply_parameters" not in plain and "reply_markup" not in plain
+    assert json.loads(buttons["reply_markup"]) == {
+        "inline_keyboard": [[{"callback_data": "u:1", "text": "撤销"}]]
+    }
+    assert ("message_thread_id" in plain) == (shape == "forum topic")
 
 
-async def test_post_html_raises_telegram_errors() -> None:
+async def test_a_long_reply_goes_in_parts_with_the_buttons_on_the_last() -> None:
+    recorder = Recorder()
+    line = "老王 " + "+3 " * 300
+    text = "\n".join([line] * 12)
+    async with ExtBot("1:TOKEN", request=recorder) as bot:
+        await send(message(bot), Out(text, ((Button("撤销", "u:1"),),)))
+    bodies = [json.loads(body or b"{}") for _, body in recorder.sent]
+    assert len(bodies) > 1
+    assert "\n".join(b["text"] for b in bodies) == text
+    assert all(len(b["text"]) <= MAX_MESSAGE for b in bodies)
+    assert ["reply_markup" in b for b in bodies] == [False] * (len(bodies) - 1) + [True]
+
+
+async def test_send_raises_telegram_errors() -> None:
     recorder = Recorder()
     async with ExtBot("1:TOKEN", request=recorder) as bot:
         recorder.refuse = True
         with pytest.raises(BadRequest, match=r"(?i)chat not found"):
-            await post_html(message(bot), "hi")
+            await send(message(bot), Out("hi"))
