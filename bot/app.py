@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 
 from sqlalchemy.engine import Engine
@@ -75,19 +74,13 @@ async def set_menu(application: AnyApplication) -> None:
 
 
 async def started(application: AnyApplication) -> None:
-    """After start-up (`post_init`): the command menu, then `gc.freeze()`. What start-up made
-    (modules, the Application, the engine: ~140,000 objects) lives as long as the process, yet
-    every full collection walked it: ~45 ms during which no chat was answered. Frozen, it is
-    never walked again; a full collection then takes under a millisecond."""
+    """After start-up (`post_init`): the command menu."""
     await set_menu(application)
-    gc.freeze()  # not after a collection: it would free ~1,000 objects for ~50 ms of start-up
 
 
 async def close_service(application: AnyApplication) -> None:
-    """After shutdown (`post_shutdown`): the service lets go of its connections, and what
-    `started` froze is collectable again (a process that goes on, as tests do, frees it)."""
+    """After shutdown (`post_shutdown`): the service lets go of its connections."""
     await application.bot_data["service"].close()
-    gc.unfreeze()
 
 
 def build_application(
