@@ -36,6 +36,7 @@ CAPTURED = frozenset(
     }
 )
 RETURNS_MESSAGE = frozenset({"sendMessage", "sendPhoto", "sendDocument"})
+EDITS = frozenset({"editMessageText", "editMessageReplyMarkup", "editMessageCaption"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +103,15 @@ def _content(value: Any) -> bytes:
 
 
 def stand_in(call: Call) -> bool | dict[str, Any]:
-    """What Telegram answers a captured call: the message sent (its id unknown yet: 0), or
-    True (an edit's answer is the message too, but no handler reads it)."""
-    if call.method not in RETURNS_MESSAGE:
+    """What Telegram answers a captured call: the message sent (its id unknown yet: 0) or
+    edited (a message of a chat, by its id), else True."""
+    params = call.payload["params"]
+    edited = params.get("message_id")
+    if call.method not in RETURNS_MESSAGE and not (call.method in EDITS and edited):
         return True
     chat_id = call.chat_id or 0
     return {
-        "message_id": 0,
+        "message_id": int(edited) if call.method in EDITS else 0,
         "date": int(time.time()),
         "chat": {"id": chat_id, "type": "supergroup" if chat_id < 0 else "private"},
     }

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ExtBot
@@ -88,6 +88,21 @@ async def test_a_captured_call_is_replayed_as_it_would_have_been_sent() -> None:
         for n, call in enumerate(calls):
             await replay(sender, OutboxRow(n, call.chat_id, call.method, call.payload))
     assert replayed.sent == direct.sent
+
+
+async def test_a_captured_call_is_answered_as_telegram_answers_it() -> None:
+    async with ExtBot("1:TOKEN", request=CapturingRequest(Recorder())) as bot:
+        with capturing() as calls:
+            sent = await bot.send_message(CHAT, "hi")
+            edited = await bot.edit_message_text("typed", chat_id=CHAT, message_id=5)
+            answered = await bot.answer_callback_query("4000000000001")
+            deleted = await bot.delete_message(CHAT, 5)
+    assert isinstance(sent, Message) and sent.chat.id == CHAT
+    assert isinstance(edited, Message) and edited.message_id == 5 and edited.chat.id == CHAT
+    assert answered is True and deleted is True
+    assert [c.method for c in calls] == [
+        "sendMessage", "editMessageText", "answerCallbackQuery", "deleteMessage"
+    ]  # fmt: skip
 
 
 async def test_a_row_stored_by_the_code_before_is_sent_the_same() -> None:
