@@ -42,7 +42,7 @@ from bench.harness import Driver, Message, bot_driver, migrated_engine, players
 from bench.history import copy_database, play
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
-from bot.offline import Chat
+from bot.console.offline import Chat
 from storage.gateway import chats, tables
 from storage.models import utcnow
 from storage.unit_of_work import UnitOfWork

@@ -1,9 +1,10 @@
 """The real PTB Application in-process over the console's Bot API stand-in, fed prepared updates.
 
 Updates are built (as Telegram sends them) before any timing starts. A timed run hands them to
-the started Application the way the product's polling loop (`bot.serving.poll`) does: in
-getUpdates-sized chunks (100), ``Update.de_json`` of each, then ``bot.serving.process_batch``
-(``Application.process_update`` for the chats concurrently, each chat's updates in order),
+the started Application the way the product's polling loop (`bot.delivery.polling.poll`)
+does: in getUpdates-sized chunks (100), ``Update.de_json`` of each, then
+``bot.delivery.polling.process_batch`` (``Application.process_update`` for the chats
+concurrently, each chat's updates in order),
 and waits for the chunk to finish. Each step includes the handler, the service and its
 committed transaction, and the reply through the request layer (``bench.wire`` or the
 ``OfflineBotApi`` stand-in). The echo bot is delivered to the same way.
@@ -28,8 +29,8 @@ from telegram.ext import (
 
 from bench.wire import LeanRequest
 from bot.app import build_application
-from bot.offline import JSON, Chat, OfflineBotApi, OfflineRequest, User
-from bot.serving import process_batch
+from bot.console.offline import JSON, Chat, OfflineBotApi, OfflineRequest, User
+from bot.delivery.polling import process_batch
 from bot.settings import Settings
 from storage.db import make_engine
 from storage.migrate import upgrade

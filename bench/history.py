@@ -10,7 +10,7 @@ from pathlib import Path
 from bench.harness import Message, bot_driver, migrated_engine
 from bench.path import recorded_hands
 from bench.workload import hand_count
-from bot.offline import Chat
+from bot.console.offline import Chat
 
 
 async def play(path: Path, messages: list[Message], chats: Sequence[Chat]) -> None:

@@ -27,10 +27,10 @@ from bench.history import play
 from bench.standings import CHAT, SMALL_HANDS, build, history
 from bench.timing import median
 from bot.app import build_application
+from bot.console.offline import OfflineRequest
 from bot.miniapp import auth
 from bot.miniapp import server as miniapp
 from bot.miniapp.server import STATIC
-from bot.offline import OfflineRequest
 from bot.settings import Settings
 
 TOKEN = "123:BENCH"

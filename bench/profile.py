@@ -67,7 +67,7 @@ def _owner(frame: Frame) -> str:
     path = frame.file_path or ""
     if path == "<built-in>" and frame.function.startswith(("Cursor.", "Connection.")):
         return "sqlite3 C calls (execute; commit = fsync)"
-    if path == f"{REPO}/bot/offline.py":
+    if path == f"{REPO}/bot/console/offline.py":
         return "Bot API stand-in (for Telegram)"
     if _is_product(frame):
         return "jifen (own code)"

@@ -39,9 +39,9 @@ def _phases(db: Path) -> dict[str, float]:
     from storage.migrate import upgrade
 
     mark("import alembic (storage.migrate)")
-    import bot.console  # noqa: F401
+    import bot.console.start  # noqa: F401
 
-    mark("import bot.console (console, Bot API stand-in)")
+    mark("import bot.console.start (console, Bot API stand-in)")
     from storage.db import make_engine
 
     engine = make_engine(f"sqlite:///{db}")
@@ -56,7 +56,7 @@ def _phases(db: Path) -> dict[str, float]:
 
 def _build(engine: Any, db: Path) -> Any:
     from bot.app import build_application
-    from bot.offline import OfflineBotApi, OfflineRequest
+    from bot.console.offline import OfflineBotApi, OfflineRequest
     from bot.settings import Settings
 
     api = OfflineBotApi()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 
 from sqlalchemy.engine import Engine
@@ -10,7 +9,6 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeDefault,
-    Message,
     Update,
 )
 from telegram.error import TelegramError
@@ -18,21 +16,24 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     CallbackQueryHandler,
+    ExtBot,
     MessageHandler,
     TypeHandler,
     filters,
 )
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
-from bot import handlers
-from bot.flood import FloodGuard
+from bot.chat import handlers, routes
+from bot.chat.buttons import on_button
+from bot.chat.flood import FloodGuard
+from bot.chat.flood_gate import flood_gate
+from bot.delivery.capture import CapturingRequest, Limiter
+from bot.delivery.inbound import UpdatesRequest
+from bot.delivery.transient import on_transient_error
 from bot.i18n import N_, translator
-from bot.miniapp.command import set_menu_button
-from bot.outbox import CapturingLimiter
-from bot.parsing import command_text
+from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
-from bot.transient import on_transient_error
 from service.core import Service
 from storage.db import make_engine
 
@@ -57,15 +58,6 @@ MENU = (
 )
 
 
-class _Addressed(filters.MessageFilter):
-    """Text that is a command for this bot though Telegram marks none at its start: `/胡 …`
-    (only Latin commands are marked) and `@thisbot /command …` (see `command_text`)."""
-
-    def filter(self, message: Message) -> bool:
-        text = message.text
-        return text is not None and command_text(text, message.get_bot().username) is not None
-
-
 async def set_menu(application: AnyApplication) -> None:
     """The command menu in English and Chinese, for private and group chats. A Bot API server
     that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
@@ -82,19 +74,13 @@ async def set_menu(application: AnyApplication) -> None:
 
 
 async def started(application: AnyApplication) -> None:
-    """After start-up (`post_init`): the command menu, then `gc.freeze()`. What start-up made
-    (modules, the Application, the engine: ~140,000 objects) lives as long as the process, yet
-    every full collection walked it: ~45 ms during which no chat was answered. Frozen, it is
-    never walked again; a full collection then takes under a millisecond."""
+    """After start-up (`post_init`): the command menu."""
     await set_menu(application)
-    gc.freeze()  # not after a collection: it would free ~1,000 objects for ~50 ms of start-up
 
 
 async def close_service(application: AnyApplication) -> None:
-    """After shutdown (`post_shutdown`): the service lets go of its connections, and what
-    `started` froze is collectable again (a process that goes on, as tests do, frees it)."""
+    """After shutdown (`post_shutdown`): the service lets go of its connections."""
     await application.bot_data["service"].close()
-    gc.unfreeze()
 
 
 def build_application(
@@ -104,28 +90,40 @@ def build_application(
     request: BaseRequest | None = None,
     updates_request: BaseRequest | None = None,
 ) -> AnyApplication:
-    """The bot; `request` replaces the network layer (offline console, tests)."""
+    """The bot; `request` replaces the network layer (offline console, tests). Its calls go
+    through `CapturingRequest` (a webhook's replies are captured for the outbox), getUpdates
+    through `UpdatesRequest` (an update PTB cannot build does not sink its batch)."""
+    network = request or HTTPXRequest(connection_pool_size=256)  # PTB's defaults
+    polling = updates_request or request or HTTPXRequest(connection_pool_size=1)
     builder: AnyBuilder = Application.builder().token(config.token or "0:offline")
-    if request is not None:
-        builder = builder.request(request).get_updates_request(updates_request or request)
+    builder = builder.request(CapturingRequest(network))
+    builder = builder.get_updates_request(UpdatesRequest(polling))
+    base = (config.api_base_url or "https://api.telegram.org/bot").rstrip("/")
     if config.api_base_url:
-        base = config.api_base_url.rstrip("/")
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
-    # Webhook replies are captured for the outbox (`bot.outbox`); the real network is limited.
     limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
-    builder = builder.rate_limiter(CapturingLimiter(limiter))
+    if limiter is not None:  # what is captured is limited when the outbox sends it
+        builder = builder.rate_limiter(Limiter(limiter))
     builder = builder.post_init(started).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["settings"] = config
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
+    if config.webhook_url:  # the outbox's sender: a bot of its own, on the same limits
+        application.bot_data["outbox_bot"] = ExtBot(
+            application.bot.token,
+            base_url=base,
+            base_file_url=base.replace("/bot", "/file/bot"),
+            request=request or HTTPXRequest(connection_pool_size=256),
+            rate_limiter=limiter,
+        )
     if config.flood is not None:
         limit, window = config.flood
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
-    application.add_handler(TypeHandler(Update, handlers.flood_gate), group=-1)
-    # Edits are not re-recorded.
-    commands = (filters.COMMAND | _Addressed()) & filters.UpdateType.MESSAGE
-    application.add_handler(MessageHandler(commands, handlers.on_command))
-    application.add_handler(CallbackQueryHandler(handlers.on_button))
+    application.add_handler(TypeHandler(Update, flood_gate), group=-1)
+    for handler, names in routes.families():  # new messages only: edits are not re-recorded
+        application.add_handler(MessageHandler(routes.Named(names), handler))
+    application.add_handler(MessageHandler(routes.Named(None), routes.UNKNOWN))
+    application.add_handler(CallbackQueryHandler(on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"
     application.add_error_handler(handlers.on_error)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot import serving
 from bot.app import build_application
+from bot.delivery import polling, webhook
 from bot.miniapp import server as miniapp
 from bot.ptb_types import AnyApplication
 from bot.settings import InvalidSettings, Settings
@@ -65,7 +65,7 @@ def serve(config: Settings) -> None:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
         if not config.webhook_secret:
             log.warning("WEBHOOK_SECRET is not set: using a secret derived from the token")
-        server = serving.webhook(
+        server = webhook.webhook(
             application,
             listen=config.webhook_listen,
             port=config.webhook_port,
@@ -84,15 +84,15 @@ async def poll_with_app(application: AnyApplication, config: Settings) -> None:
     """Long polling; the Mini App (when set up) on JIFEN_APP_LISTEN:JIFEN_APP_PORT meanwhile."""
     routes = miniapp.for_bot(application, config)
     if not routes:
-        await serving.poll(application)
+        await polling.poll(application)
         return
     async with miniapp.serving(routes, listen=config.app_listen, port=config.app_port):
         log.info("Mini App on %s:%s", config.app_listen, config.app_port)
-        await serving.poll(application)
+        await polling.poll(application)
 
 
 def cmd_console(args: argparse.Namespace, config: Settings) -> int:
-    from bot.console import run_console_app, set_aside, shown_name
+    from bot.console.start import run_console_app, set_aside, shown_name
 
     db = getattr(args, "db", None)
     url = f"sqlite:///{Path(db).resolve()}" if db else config.database_url

@@ -24,14 +24,14 @@ import tornado.web
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
-from bot.handlers import markup, split_text
+from bot.commands.parsing import ParseError
 from bot.i18n import pick_language
 from bot.miniapp import auth, forms, texts
 from bot.miniapp.members import Members, Role
-from bot.numbers import fmt
-from bot.parsing import ParseError
+from bot.presentation.markup import markup, split_text
+from bot.presentation.numbers import fmt
+from bot.presentation.render import Renderer
 from bot.ptb_types import AnyApplication
-from bot.render import Renderer
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError

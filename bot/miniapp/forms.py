@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
-from bot.parsing import ParseError, parse
+from bot.commands.parsing import ParseError, parse
 from service.requests import PlayerRef, RefKind, Request
 
 HOWS = {
@@ -127,9 +127,9 @@ def command(form: Any, label: Label = str) -> str:
 
 
 def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
-    """The command and its request (`bot.parsing.ParseError` when the parser refuses it). The
-    command names the players from `seats` where the parser reads the name as that player
-    (one plain word, no other seat of that name, not a keyword): else it keeps the number."""
+    """The command and its request (`ParseError` when the parser refuses it). The command names
+    the players from `seats` where the parser reads the name as that player (one plain word, no
+    other seat of that name, not a keyword): else it keeps the number."""
     text = command(form)
     wanted = parse(text)
     folded = [(name or "").casefold() for name in seats]

@@ -3,7 +3,7 @@ no catalog of its own). Keys are what `static/app.js` asks for."""
 
 from __future__ import annotations
 
-from bot import labels
+from bot.commands import labels
 from bot.i18n import N_, translator
 
 PAGE: dict[str, str] = {

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.offline import UploadedFile
+from bot.console.offline import UploadedFile
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]

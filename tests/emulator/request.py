@@ -9,7 +9,7 @@ from typing import Any
 
 from telegram.request import BaseRequest, RequestData
 
-from bot.offline import JSON, OfflineRequest
+from bot.console.offline import JSON, OfflineRequest
 from tests.emulator.api import FakeApiError, FakeBotApi
 
 MAX_POLL_SECONDS = 50.0

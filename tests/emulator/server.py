@@ -33,7 +33,7 @@ import tornado.netutil
 import tornado.web
 from tornado.httpserver import HTTPServer
 
-from bot.offline import UploadedFile
+from bot.console.offline import UploadedFile
 from tests.emulator.api import (
     JSON,
     Chat,
@@ -128,7 +128,7 @@ class _WebhookPusher:
     async def _deliver(self, update: JSON, hook: WebhookConfig) -> None:
         update_id = update["update_id"]
         try:
-            error = await self._post(update, hook)
+            error = await self._push(update, hook)
             if error is None:
                 self.api.confirm_update(update_id)
                 self._attempts.pop(update_id, None)
@@ -141,7 +141,7 @@ class _WebhookPusher:
             self._inflight.discard(update_id)
             self.changes.notify()
 
-    async def _post(self, update: JSON, hook: WebhookConfig) -> str | None:
+    async def _push(self, update: JSON, hook: WebhookConfig) -> str | None:
         headers = {"Content-Type": "application/json"}
         if hook.secret_token:
             headers["X-Telegram-Bot-Api-Secret-Token"] = hook.secret_token

@@ -9,7 +9,7 @@ from typing import IO, Any
 
 from sqlalchemy.engine import Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from service.context import Actor, Ctx
 from service.core import Service
 from service.replies import Reply, StandingsView

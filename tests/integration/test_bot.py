@@ -3,7 +3,6 @@ languages, forum topics, migration — updates built as Telegram sends them."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -402,28 +401,3 @@ async def test_the_new_and_second_undo_buttons(bot: Harness) -> None:
     await bot.press(BOB, entry, data)
     await bot.press(CAT, entry, data)  # the second press changes nothing
     assert "Ann 0" in await bot.text(BOB, "/standings")
-
-
-async def test_start_up_is_frozen_out_of_the_collector_until_shutdown(
-    sqlite_engine: Engine,
-) -> None:
-    """What start-up made is never walked by a full collection while the bot runs (`started`),
-    and is collectable again once it has stopped (`close_service`)."""
-    api = FakeBotApi()
-    app = build_application(
-        Settings.given(token="123:TEST", database_url=str(sqlite_engine.url), flood=None),
-        engine=sqlite_engine,
-        request=EmulatorRequest(api),
-        updates_request=EmulatorRequest(api),
-    )
-    await app.initialize()
-    assert app.post_init is not None and app.post_shutdown is not None
-    await app.post_init(app)
-    try:
-        assert gc.get_freeze_count() > 10_000
-        assert not any(found is app for found in gc.get_objects())
-    finally:
-        await app.shutdown()
-        await app.post_shutdown(app)
-    assert gc.get_freeze_count() == 0
-    assert any(found is app for found in gc.get_objects())

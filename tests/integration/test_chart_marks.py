@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from service import insight
 from service.context import Ctx
 from service.errors import ServiceError

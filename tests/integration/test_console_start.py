@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.console import run_console_app, set_aside
+from bot.console.start import run_console_app, set_aside
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENING = "老王: /new mahjong\n老王: /join\n小李: /join\n阿张: /join\nChen: /join\n"

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.parsing import ParseError
+from bot.commands.parsing import ParseError
 from service.errors import ServiceError
 from service.insight import live_totals
 from service.replies import ChartData, ExportData, ResetDone, SettleView, StandingsView

@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
-from bot import export_csv, render_insight
-from bot.render import Renderer
-from bot.timezones import local
+from bot.commands.timezones import local
+from bot.presentation import export_csv, render_insight
+from bot.presentation.render import Renderer
 from service import insight
 from service.errors import ServiceError
 from service.replies import (

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from bot import parsing
+from bot.commands import parsing
+from bot.commands import words as keywords
 from tests.integration.test_console import console
 
 ZH_EVENING = """\
@@ -253,12 +254,12 @@ def test_help_lists_every_command(zh: str, en: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "table", ["_HOW", "_PATTERNS", "_FLAGS", "_KONGS", "_GAMES", "_NEW_OPTIONS", "_SETTINGS"]
+    "table", ["HOW", "PATTERNS", "FLAGS", "KONGS", "GAMES", "NEW_OPTIONS", "SETTINGS"]
 )
 def test_help_names_every_keyword_meaning(zh: str, en: str, table: str) -> None:
     words_by_meaning: dict[object, set[str]] = {}
-    for word, meaning in getattr(parsing, table).items():
-        key = meaning[0] if table == "_NEW_OPTIONS" else meaning  # the option, on or off
+    for word, meaning in getattr(keywords, table).items():
+        key = meaning[0] if table == "NEW_OPTIONS" else meaning  # the option, on or off
         words_by_meaning.setdefault(key, set()).add(word)
     for text in (help_of(zh), help_of(en)):
         tokens = set(_SEPARATORS.split(text.lower()))

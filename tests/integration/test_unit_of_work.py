@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import event, func, select, text
 from sqlalchemy.engine import Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from scoring.games import EventKind
 from service.context import Actor, Ctx
 from service.core import WRITES, Service

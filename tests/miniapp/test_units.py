@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from bot.commands.parsing import ParseError, parse
 from bot.miniapp import auth, forms
 from bot.miniapp.api import update_id_of
 from bot.miniapp.members import Members, Role
-from bot.parsing import ParseError, parse
 from bot.settings import InvalidSettings, Settings
 
 TOKEN = "123:ABC"

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from service.context import Actor, Ctx
 from service.core import Service
 from storage.backup import BackupError, BackupNotSupported, backup, restore

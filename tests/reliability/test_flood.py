@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from bot.flood import FloodGuard, Verdict
+from bot.chat.flood import FloodGuard, Verdict
 from bot.settings import Settings
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import BotUnderTest, make_bot

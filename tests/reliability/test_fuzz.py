@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.handlers import UNKNOWN_COMMAND, is_bare_hu
-from bot.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
+from bot.chat.handlers import UNKNOWN_COMMAND
+from bot.chat.origin import is_bare
+from bot.commands.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
 from service.names import clean
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
@@ -291,7 +292,7 @@ class Fuzzer:
             assert not sent, f"answered a non-command: {message!r}"
             return
         command = command_text(message, BOT_USERNAME) or message  # without a leading @bot
-        if is_bare_hu(command, BOT_USERNAME):
+        if is_bare(command, BOT_USERNAME, "hu"):
             assert len(sent) == 1, f"{message!r}: {len(sent)} replies"  # the wizard, or ⚠️
             if outcome.warned:
                 assert self.snapshot() == before, f"a refused command changed data: {message!r}"

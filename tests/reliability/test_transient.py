@@ -17,9 +17,10 @@ import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from telegram import Update
 
-from bot import serving
-from bot.serving import process_batch, read_batch
+from bot.delivery import webhook
+from bot.delivery.polling import process_batch
 from tests.conftest import migrated
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry
 from tests.reliability.pgserver import PgServer
@@ -29,6 +30,11 @@ pytestmark = pytest.mark.slow
 A, B, C, D = PLAYERS
 NOTICE = "briefly unavailable"
 ZH_NOTICE = "暂时无法使用"
+
+
+def built(hook: Hook, raw: list[dict[str, Any]]) -> list[Update]:
+    """Updates as getUpdates gives them to the polling loop."""
+    return [Update.de_json(item, hook.app.bot) for item in raw]
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +98,7 @@ def wrong(entries: list[OutboxEntry]) -> list[str]:
 async def test_webhook_through_two_postgres_restarts(
     pg: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(serving, "WEBHOOK_RETRY_FOR", 2.0)  # then 503: Telegram redelivers
+    monkeypatch.setattr(webhook, "WEBHOOK_RETRY_FOR", 2.0)  # then 503: Telegram redelivers
     with migrated(pg.url) as engine:
         async with webhook_bot(engine) as hook:
             chats = [new_group(hook.api, -3000 - i) for i in range(6)]
@@ -134,11 +140,11 @@ async def test_polling_through_a_postgres_restart(pg: PgServer) -> None:
                 api.send_text(chat, A, "/new mahjong")
                 for user in PLAYERS:
                     api.send_text(chat, user, "/join")
-            await process_batch(hook.app, read_batch(hook.app, api.take_updates())[0])
+            await process_batch(hook.app, built(hook, api.take_updates()))
             for chat in chats:
                 for n in range(6):
                     api.send_text(chat, ZH, f"/hu {'ABCD'[n % 4]} zimo")
-            batch, _ = read_batch(hook.app, api.take_updates())
+            batch = built(hook, api.take_updates())
             restart = asyncio.create_task(asyncio.to_thread(pg.restart, 2.0))
             await asyncio.sleep(0.3)  # the batch meets the server going down
             assert await process_batch(hook.app, batch) == []
@@ -182,7 +188,7 @@ def fill(path: Path) -> None:
 async def test_a_full_disk_is_said_once_and_nothing_is_half_written(
     small_disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(serving, "WEBHOOK_RETRY_FOR", 1.0)
+    monkeypatch.setattr(webhook, "WEBHOOK_RETRY_FOR", 1.0)
     with migrated(f"sqlite:///{small_disk}/jifen.sqlite3") as engine:
         async with webhook_bot(engine) as hook:
             chat = new_group(hook.api, -3200)

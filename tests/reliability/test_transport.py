@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from telegram import Update
 
-from bot import serving
-from bot.inbound import MAX_BODY
-from bot.serving import SECRET_HEADER, process_batch, read_batch
+from bot.delivery import polling
+from bot.delivery.inbound import MAX_BODY, readable_body
+from bot.delivery.polling import process_batch
+from bot.delivery.webhook import SECRET_HEADER
 from bot.settings import Settings
 from storage.unit_of_work import reading
 from tests.emulator.api import Chat
@@ -67,9 +69,12 @@ async def test_polling_skips_an_unreadable_update_and_processes_its_neighbours(
     hook.api.next_update_id += 1
     raw = [first, poll, hook.api.send_text(chat, A, "/join")]
     hook.api.take_updates()
-    updates, last = read_batch(hook.app, json.loads(json.dumps(raw)))
-    assert [u.update_id for u in updates] == [raw[0]["update_id"], raw[2]["update_id"]]
-    assert last == raw[2]["update_id"]  # the next offset is past all three
+    answer = json.dumps({"ok": True, "result": raw}).encode()
+    result = json.loads(readable_body(answer))["result"]
+    assert [u["update_id"] for u in result] == [u["update_id"] for u in raw]  # confirmed, all 3
+    assert result[1] == {"update_id": poll["update_id"]}  # the unreadable one, emptied
+    assert result[0] == raw[0] and result[2] == raw[2]
+    updates = [Update.de_json(item, hook.app.bot) for item in result]
     assert await process_batch(hook.app, updates) == []
     texts = [e.plain_text for e in hook.api.outbox_since(0, chat.id)]
     assert len(texts) == 2 and "A" in texts[1]
@@ -86,7 +91,7 @@ async def test_the_polling_loop_survives_an_unreadable_update(sqlite_engine: Eng
         api.next_update_id += 1
         api.send_text(chat, B, "/join")
         stop = asyncio.Event()
-        loop = asyncio.create_task(serving.poll(hook.app, stop))
+        loop = asyncio.create_task(polling.poll(hook.app, stop))
         for _ in range(200):
             if len(api.outbox_since(0, chat.id)) == 2:
                 break

@@ -1,5 +1,5 @@
-"""The real Application over the fake Bot API with the webhook server of `bot.serving` in this
-process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
+"""The real Application over the fake Bot API with the webhook server of `bot.delivery.webhook`
+in this process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from typing import Any
 import httpx
 import tornado.web
 from sqlalchemy.engine import Engine
+from telegram.request import BaseRequest
 from tornado.httpserver import HTTPServer
 
-from bot import outbox
 from bot.app import build_application
-from bot.inbound import MAX_BODY
-from bot.serving import SECRET_HEADER, routes
+from bot.delivery import outbox
+from bot.delivery.inbound import MAX_BODY
+from bot.delivery.webhook import SECRET_HEADER, routes
 from bot.settings import Settings
 from storage.gateway import outbox as book
 from storage.unit_of_work import reading
@@ -83,16 +84,23 @@ class Hook:
 
 @asynccontextmanager
 async def webhook_bot(
-    engine: Engine, *, send: bool = True, api: FakeBotApi | None = None
+    engine: Engine,
+    *,
+    send: bool = True,
+    api: FakeBotApi | None = None,
+    request: BaseRequest | None = None,
 ) -> AsyncIterator[Hook]:
-    """The bot with its webhook on a loopback port (over `api`, else a new fake Telegram);
-    the sender runs when `send`."""
+    """The bot with its webhook on a loopback port (over `api`, else a new fake Telegram; its
+    calls through `request`, else straight to the fake); the sender runs when `send`."""
     api = api or FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
     config = Settings.given(
         token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
     )
     app = build_application(
-        config, engine=engine, request=EmulatorRequest(api), updates_request=EmulatorRequest(api)
+        config,
+        engine=engine,
+        request=request or EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
     )
     await app.initialize()
     sender = outbox.Sender(app.bot, app.bot_data["service"])

@@ -8,7 +8,7 @@ built as ``scoring`` dataclasses and settled with ``scoring.settle_hand``, each 
 scored with ``scoring.score_hand``, and a small model of the table follows the pending kongs, the
 dealer and ``/undo`` the way docs/commands.md describes them.
 
-Every hand command is parsed with ``bot.parsing.parse`` once while the script is built and
+Every hand command is parsed with ``bot.commands.parsing.parse`` once while the script is built and
 compared with the clause the script meant, so a script can only test what it says it tests.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from bot.parsing import parse
+from bot.commands.parsing import parse
 from scoring import (
     Kong,
     KongKind,

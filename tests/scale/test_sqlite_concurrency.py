@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.parsing import ParseError, parse
+from bot.commands.parsing import ParseError, parse
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError

@@ -12,9 +12,9 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from bot import chart, render_insight
-from bot.numbers import fmt
-from bot.render import Renderer
+from bot.presentation import chart, render_insight
+from bot.presentation.numbers import fmt
+from bot.presentation.render import Renderer
 from service.replies import ChartData, ChartLine, ChartSeries
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -6,7 +6,7 @@ import asyncio
 import os
 import time
 
-from bot.chart_process import Drawer
+from bot.presentation.chart_process import Drawer
 from tests.unit.test_chart import data
 
 PNG = b"\x89PNG"

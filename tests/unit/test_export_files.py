@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import export_csv
+from bot.presentation import export_csv
 from service.replies import ExportData, ExportRow
 
 

@@ -19,7 +19,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from bot.i18n import DOMAIN, LOCALE_DIR, N_, translator
-from bot.render import Renderer
+from bot.presentation.render import Renderer
 from service import replies as r
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,5 @@
-"""The layers' imports: no cycles between modules, and each layer imports only what is below it.
+"""The layers' imports: no cycles between modules, and each layer imports only what is below it;
+inside `bot/`, each folder imports only the folders it may, and the folders form no cycle.
 
 Read from the source with `ast`, every import counts: at the top, inside a function (a lazy
 import) or under `if TYPE_CHECKING:`. Migrations are scripts Alembic runs, not modules.
@@ -16,6 +17,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("scoring", "service", "storage", "bot")
 #: What a layer may not import (beyond the rule for scoring: the stdlib and scoring only).
 FORBIDDEN = {"service": ("telegram", "bot"), "storage": ("telegram", "bot", "service")}
+#: Inside bot/: what each folder (or top-level module) may import of bot/ besides itself, by
+#: folder, top-level module or module. `app` (the wiring) and `cli` may import anything.
+BOT_ALLOWED: dict[str, frozenset[str]] = {
+    "commands": frozenset({"i18n"}),
+    "presentation": frozenset({"commands", "i18n"}),
+    "delivery": frozenset({"i18n", "presentation", "ptb_types"}),
+    "chat": frozenset(
+        {"commands", "presentation", "delivery", "miniapp.link", "i18n", "ptb_types"}
+    ),
+    "miniapp": frozenset({"commands", "presentation", "i18n", "ptb_types", "settings"}),
+    # the console's --app serves the Mini App of its chat
+    "console": frozenset({"app", "delivery", "settings", "miniapp", "i18n", "ptb_types"}),
+    "settings": frozenset(),
+    "i18n": frozenset(),
+    "ptb_types": frozenset(),
+}
 
 
 def module_name(path: Path) -> str:
@@ -108,19 +125,21 @@ def test_the_walk_sees_every_kind_of_import(tmp_path: Path) -> None:
     path.write_text(
         "from typing import TYPE_CHECKING\n"
         "import sqlmodel\n"
-        "from bot import labels\n"
-        "from .numbers import fmt\n"
+        "from bot.commands import labels\n"
+        "from ..presentation.numbers import fmt\n"
         "if TYPE_CHECKING:\n"
         "    from service.replies import Reply\n"
         "def draw():\n"
-        "    from bot.chart import render_chart\n",
+        "    from bot.presentation.chart import render_chart\n",
         encoding="utf-8",
     )
-    assert set(imported("bot.m", path)) == {
-        "typing", "sqlmodel", "bot.labels", "bot.numbers", "service.replies", "bot.chart"
+    assert set(imported("bot.chat.m", path)) == {
+        "typing", "sqlmodel", "bot.commands.labels", "bot.presentation.numbers", "service.replies",
+        "bot.presentation.chart",
     }  # fmt: skip
     edges = graph()
-    assert set(PACKAGES) <= set(edges) and "bot.labels" in edges["bot.render"]
+    assert set(PACKAGES) <= set(edges)
+    assert "bot.commands.labels" in edges["bot.presentation.render"]
 
 
 def test_the_cycle_finder() -> None:
@@ -153,3 +172,58 @@ def test_each_layer_imports_only_what_is_below_it() -> None:
         if top(name) in FORBIDDEN.get(top(module), ())
     }
     assert not wrong, sorted(wrong)
+
+
+def area(module: str) -> str:
+    """The folder (or top-level module) of bot/ a module of bot/ is in: bot.chat.routes → chat."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def allows(allowed: Set[str], module: str) -> bool:
+    """Whether `module` (of bot/) is in one of `allowed`: a folder, a top-level module or a
+    module (`miniapp.link`)."""
+    inner = module.removeprefix("bot.")
+    return any(inner == a or inner.startswith(f"{a}.") for a in allowed)
+
+
+def bot_edges() -> dict[str, set[str]]:
+    """module of bot/ → the modules of bot/ it imports (the package itself left out)."""
+    return {
+        module: {n for n in names if n.startswith("bot.")}
+        for module, names in graph().items()
+        if module.startswith("bot.")
+    }
+
+
+def test_bot_has_the_folders_it_shows() -> None:
+    areas = {area(module) for module in bot_edges()}
+    assert areas == set(BOT_ALLOWED) | {"app", "cli"}, sorted(areas)
+
+
+def test_each_folder_of_bot_imports_only_what_it_may() -> None:
+    wrong = {
+        f"{module} imports {name}"
+        for module, names in bot_edges().items()
+        for name in names
+        if area(name) != area(module)
+        and area(module) in BOT_ALLOWED
+        and not allows(BOT_ALLOWED[area(module)], name)
+    }
+    assert not wrong, sorted(wrong)
+
+
+def test_no_cycles_between_the_folders_of_bot() -> None:
+    folders: dict[str, set[str]] = {}
+    for module, names in bot_edges().items():
+        folders.setdefault(area(module), set()).update(
+            area(n) for n in names if area(n) != area(module)
+        )
+    found = cycles(folders)
+    assert not found, "cycles between bot/'s folders:\n" + "\n".join(" → ".join(c) for c in found)
+
+
+def test_the_folder_rules_catch_a_wrong_import() -> None:
+    assert allows(BOT_ALLOWED["chat"], "bot.miniapp.link")
+    assert not allows(BOT_ALLOWED["chat"], "bot.miniapp.api")
+    assert not allows(BOT_ALLOWED["presentation"], "bot.chat.handlers")
+    assert not allows(BOT_ALLOWED["commands"], "bot.presentation.render")

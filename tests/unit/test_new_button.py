@@ -3,8 +3,8 @@ Telegram's 64 bytes of callback data; typed, `/new free <name> confirm` confirms
 
 from __future__ import annotations
 
-from bot.callbacks import fits, new_data, new_request, parse_press
-from bot.parsing import parse
+from bot.commands.callback_data import fits, new_data, new_request, parse_press
+from bot.commands.parsing import parse
 from scoring.games import Game
 from service.requests import NewTable
 

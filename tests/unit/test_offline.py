@@ -19,8 +19,8 @@ from telegram.ext import (
     ContextTypes,
 )
 
-from bot.console_io import console_user, parse_line, run_console
-from bot.offline import BOT_USER_ID, Chat, OfflineBotApi, OfflineRequest, User
+from bot.console.offline import BOT_USER_ID, Chat, OfflineBotApi, OfflineRequest, User
+from bot.console.session import console_user, parse_line, run_console
 
 GROUP = Chat(-100555, "supergroup", title="table")
 ALICE = User(1001, "Alice", username="alice_w", language_code="en")

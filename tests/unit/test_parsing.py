@@ -12,7 +12,7 @@ from babel.messages.extract import extract_from_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.parsing import (
+from bot.commands.parsing import (
     COMMANDS,
     USAGE,
     NotForThisBot,
@@ -74,10 +74,12 @@ def user(value: str) -> PlayerRef:
 A, B, C, D = name("A"), name("B"), name("C"), name("D")
 WANG = name("老王")
 
-_SOURCE = Path(__file__).parents[2] / "bot" / "parsing.py"
+_SOURCES = sorted((Path(__file__).parents[2] / "bot" / "commands").glob("*.py"))
 #: Every message marked with N_ in the parser, as Babel extracts them.
 EXTRACTED = frozenset(
-    message for _, message, _, _ in extract_from_file("python", _SOURCE, keywords={"N_": None})
+    message
+    for source in _SOURCES
+    for _, message, _, _ in extract_from_file("python", source, keywords={"N_": None})
 )
 
 

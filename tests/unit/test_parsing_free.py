@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from bot.parsing import ParseError, parse
+from bot.commands.parsing import ParseError, parse
 from scoring.games import Game
 from service.requests import NewTable, Pay, PlayerRef, RefKind, Score, ScoreEntry
 

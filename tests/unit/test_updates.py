@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.updates import ChatLocks
+from bot.delivery.updates import ChatLocks
 
 
 async def test_one_chat_in_order_chats_in_parallel() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.wizard import FLAGS, HOWS, PATTERNS, Wizard, decode, offered
+from bot.chat.wizard import FLAGS, HOWS, PATTERNS, Wizard, decode, offered
 
 
 def test_qidui_and_the_special_wins_offer_only_qingyise() -> None:

@@ -1,0 +1,140 @@
+"""A pressed inline button: its data decoded (`bot.commands.callback_data`), checked against
+the message's keyboard (anything else was forged), then routed by its action to one handler."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+
+from telegram import Message, Update
+from telegram.ext import ContextTypes
+
+from bot.chat import score_buttons, wizard
+from bot.chat.replying import answer, drop_buttons, send
+from bot.chat.run import renderer_for, run
+from bot.commands.callback_data import new_request, parse_press, press_key
+from bot.i18n import N_
+from bot.presentation.render import Renderer
+from service.errors import ServiceError
+from service.replies import Info
+from service.requests import Claim, Request, Reset, Undo
+
+#: A press's handler: the update, its context, the renderer, the press's argument.
+Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
+
+
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A pressed inline button: decoded, checked, handled by the handler of its action."""
+    query = update.callback_query
+    if query is None:
+        return
+    renderer = await renderer_for(context, update)
+    press = parse_press(query.data)
+    message = query.message if isinstance(query.message, Message) else None
+    if press is None or message is None or not on_keyboard(message, query.data):
+        await answer(query, renderer.alert(N_("This button is no longer valid.")))
+        return
+    await ACTIONS[press.action](update, context, renderer, press.arg)
+
+
+def on_keyboard(message: Message, data: str | None) -> bool:
+    """Telegram only sends the data of a button the message shows; anything else was forged."""
+    keyboard = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    return any(button.callback_data == data for row in keyboard for button in row)
+
+
+async def cancel(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """Cancel: the buttons go."""
+    query = update.callback_query
+    assert query is not None
+    await answer(query)
+    await drop_buttons(query)
+
+
+async def undo(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """A record's Undo button (once per message, however often it is tapped)."""
+    await confirmed(update, context, renderer, Undo(event_id=int(arg)), "undo", once=True)
+
+
+async def new_table(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """/new's confirmation over an open table (once per message)."""
+    request = new_request(arg)
+    assert request is not None  # parse_press checked it
+    await confirmed(update, context, renderer, request, "new", once=True)
+
+
+async def reset(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """/reset's confirmation: the season is archived."""
+    await confirmed(update, context, renderer, Reset(confirm=True, season_id=int(arg)), "reset")
+
+
+async def confirmed(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    renderer: Renderer,
+    request: Request,
+    action: str,
+    *,
+    once: bool = False,
+) -> None:
+    """Run what the button confirms (checked again by the service) and answer in the chat; a
+    write pressed `once` (a double tap) records once."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    message = query.message
+    key = press_key(message.chat.id, message.message_id, query.data or "") if once else None
+    try:
+        reply = (await run(update, context, request, f"[{action}]", once_key=key)).reply
+    except ServiceError as err:
+        await answer(query, renderer.alert(err.msgid, err.params))
+        return
+    if isinstance(reply, Info):  # nothing new happened (a repeat, a stale button): just say so
+        await answer(query, renderer.alert(reply.msgid, reply.params))
+        await drop_buttons(query)
+        return
+    await answer(query)
+    await drop_buttons(query)
+    await send(message, renderer.render(reply))
+
+
+async def claim(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """ "I am <guest>": only the member who seated the guest may press it, once."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    player_id, user_id = (int(part) for part in arg.split("."))
+    if query.from_user.id != user_id:
+        await answer(query, renderer.alert(N_("This button is for the member who asked.")))
+        return
+    once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
+    try:
+        reply = (await run(update, context, Claim(player_id), "[me]", once_key=once)).reply
+    except ServiceError as err:
+        await answer(query, renderer.alert(err.msgid, err.params))
+        return
+    if isinstance(reply, Info):  # a double tap
+        await answer(query, renderer.alert(reply.msgid, reply.params))
+        return
+    await answer(query)
+    await drop_buttons(query)
+    await send(query.message, renderer.render(reply))
+
+
+#: A press's action (`callback_data.Press.action`) → its handler.
+ACTIONS: Mapping[str, Press] = {
+    "undo": undo,
+    "w": wizard.step,  # the /hu wizard
+    "f": score_buttons.step,  # the /s buttons
+    "new": new_table,
+    "me": claim,
+    "reset": reset,
+    "cancel": cancel,
+}

@@ -1,0 +1,87 @@
+"""Who sent a message: a member who typed it, or something that only carries a command.
+
+Commands run only when a member typed them in the chat: a forwarded message (``forward_origin``),
+a linked channel's automatic forward (``is_automatic_forward``) and a message sent through
+another bot's inline mode (``via_bot``) repeat someone's old text and are ignored.
+
+A message's sender is a user, the group itself (an anonymous admin: ``sender_chat`` is the chat)
+or a channel a member posts as (``sender_chat`` is that channel). Each has its own key for the
+flood limit: the user id, or the sender chat's id.
+
+`typed_command` reads a message's command once for all the handlers' filters (`bot.chat.routes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import Message, Update
+from telegram.ext import filters
+
+from bot.commands.parsing import command_name, command_text
+
+
+def typed_here(message: Message) -> bool:
+    """The message was written in this chat by its sender, not forwarded or relayed."""
+    return (
+        message.forward_origin is None
+        and not message.is_automatic_forward
+        and message.via_bot is None
+    )
+
+
+def channel_of(message: Message | None) -> int | None:
+    """The id of the channel the sender posts as (not the group itself: an anonymous admin)."""
+    if message is None or message.sender_chat is None:
+        return None
+    return None if message.sender_chat.id == message.chat.id else message.sender_chat.id
+
+
+def sender_key(update: Update) -> int | None:
+    """The flood limit's key: the sending chat (anonymous admins, a channel) or the user."""
+    message = update.effective_message if update.callback_query is None else None
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id
+    user = update.effective_user
+    return None if user is None else user.id
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A command a member typed: its text (for this bot: `@thisbot /胡 …` without the mention)
+    and its canonical name (None: no command jifen knows)."""
+
+    text: str
+    name: str | None
+
+
+class _Last:
+    """The last update `typed_command` read and what it found: every family's filter asks
+    about the same update in turn, and the text is read once."""
+
+    update: Update | None = None
+    typed: Typed | None = None
+
+
+def typed_command(update: Update) -> Typed | None:
+    """The command of a new message typed here: a command Telegram marked at its start (any
+    word, for any bot), or one for this bot it did not mark (`/胡 …`, `@thisbot /hu …`).
+    None for edits, forwards, relays, plain text."""
+    if _Last.update is update:
+        return _Last.typed
+    message, found = update.message, None
+    if message is not None and message.text and typed_here(message):
+        username = message.get_bot().username
+        addressed = command_text(message.text, username)
+        if addressed is not None or filters.COMMAND.filter(message):
+            text = addressed or message.text
+            found = Typed(text, command_name(text))
+    _Last.update, _Last.typed = update, found
+    return found
+
+
+def is_bare(text: str, bot_username: str, name: str) -> bool:
+    """The command `name` alone (or `/name@thisbot`): its buttons (`/hu`'s wizard, `/s`'s)."""
+    words = text.split()
+    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
+    return bot in ("", bot_username.lower()) and command_name(words[0]) == name

@@ -1,0 +1,35 @@
+"""`/undo` as a reply to the bot's message of a hand: that hand, named by the message's button."""
+
+from __future__ import annotations
+
+from telegram import Message
+
+from bot.commands.callback_data import parse_press
+from bot.commands.parsing import ParseError
+from bot.i18n import N_
+from service.requests import Undo
+
+NO_BUTTON = N_(
+    "That message has no Undo button (it was undone already, or it is not a hand). Reply to a"
+    " hand's message, or name the hand by its number:"
+)
+
+
+def undo_of_reply(request: Undo, message: Message, bot_id: int) -> Undo:
+    """A bare /undo replying to one of our messages undoes the record whose Undo button that
+    message shows (the event id, exact in every table and season); other replies change
+    nothing."""
+    replied = message.reply_to_message
+    if request != Undo() or replied is None or replied.from_user is None:
+        return request
+    if replied.from_user.id != bot_id:
+        return request
+    keyboard = replied.reply_markup.inline_keyboard if replied.reply_markup else ()
+    for row in keyboard:
+        for button in row:
+            press = parse_press(
+                button.callback_data if isinstance(button.callback_data, str) else None
+            )
+            if press is not None and press.action == "undo":
+                return Undo(event_id=int(press.arg))
+    raise ParseError(NO_BUTTON, "/undo 7")

@@ -1,0 +1,134 @@
+"""The admins' commands: `/set` (stake, language, rules, time zone), `/reset`, `/link` and
+`/unlink` (a guest and a Telegram user)."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from bot.commands.reader import (
+    USAGE,
+    ParseError,
+    guest_name,
+    no_more,
+    player_ref,
+    show,
+    split_words,
+    unknown,
+)
+from bot.commands.timezones import EXAMPLE, zone_name
+from bot.commands.words import (
+    CONFIRM,
+    LANG_LIST,
+    LANGS,
+    SETTING_LIST,
+    SETTINGS,
+    SWITCH,
+    SWITCH_LIST,
+)
+from bot.i18n import N_
+from service.requests import Link, RefKind, Reset, SetOption, Setting, Unlink
+
+_STAKE = re.compile(r"[0-9]{1,7}(?:\.[0-9]{0,4})?|\.[0-9]{1,4}")
+
+
+def parse_link(args: str) -> Link:
+    """`/link <guest> @user` (either order; `me` for the sender)."""
+    usage = USAGE["link"]
+    words = split_words(args)
+    if len(words) != 2:
+        raise ParseError(N_("give the guest's name and the @username to link"), usage)
+    guest, user = words
+    if guest[0] == "@" and user[0] != "@":
+        guest, user = user, guest
+    ref = player_ref(user, usage)
+    if ref.kind not in (RefKind.USERNAME, RefKind.ME):
+        raise ParseError(N_("'{word}' is not a @username"), usage, word=show(user))
+    return Link(guest_name(guest, usage), ref)
+
+
+def parse_unlink(args: str) -> Unlink:
+    """`/unlink <player>`: the player is a guest again."""
+    usage = USAGE["unlink"]
+    words = split_words(args)
+    if len(words) != 1:
+        raise ParseError(N_("give the name of the player to unlink"), usage)
+    ref = player_ref(words[0], usage)
+    if ref.kind is not RefKind.NAME:
+        raise ParseError(N_("'{word}' is not a player's name"), usage, word=show(words[0]))
+    return Unlink(ref.value)
+
+
+def parse_reset(args: str) -> Reset:
+    """`/reset` asks for a confirmation; `/reset confirm` archives."""
+    usage = USAGE["reset"]
+    words = split_words(args)
+    if not words:
+        return Reset()
+    no_more(words[1:], usage)
+    if words[0].lower() not in CONFIRM:
+        raise ParseError(
+            N_("'{word}': to archive the season say /reset confirm"), usage, word=show(words[0])
+        )
+    return Reset(confirm=True)
+
+
+def _stake(word: str, usage: str) -> str:
+    """A stake: a non-negative decimal, at most 4 decimals, at most 1000000 (normalised text)."""
+    if not _STAKE.fullmatch(word) or Decimal(word) > 1_000_000:
+        raise ParseError(
+            N_("'{word}' is not a stake: a number from 0 to 1000000, at most 4 decimals"),
+            usage,
+            word=show(word),
+        )
+    return format(Decimal(word).normalize(), "f")
+
+
+def parse_set(args: str) -> SetOption:
+    """`/set stake 0.5` · `/set lang zh|en` · `/set sisuang|zerosum on|off`."""
+    usage = USAGE["set"]
+    words = split_words(args)
+    if len(words) != 2:
+        raise ParseError(N_("give a setting and its value: {allowed}"), usage, allowed=usage)
+    key_word, value = words
+    key = SETTINGS.get(key_word.lower())
+    if key is None:
+        raise unknown(
+            key_word,
+            SETTINGS,
+            usage,
+            N_("unknown setting '{word}'; use: {allowed}"),
+            N_("unknown setting '{word}' — did you mean '{guess}'? Use: {allowed}"),
+            SETTING_LIST,
+        )
+    if key is Setting.STAKE:
+        return SetOption(key, _stake(value, usage))
+    if key is Setting.TZ:
+        return SetOption(key, _zone(value))
+    choices, allowed = (LANGS, LANG_LIST) if key is Setting.LANG else (SWITCH, SWITCH_LIST)
+    normalised = choices.get(value.lower())
+    if normalised is None:
+        raise ParseError(
+            N_("'{word}' is not a value of {setting}; use: {allowed}"),
+            usage,
+            word=show(value),
+            setting=key.value,
+            allowed=allowed,
+        )
+    return SetOption(key, normalised)
+
+
+def _zone(word: str) -> str:
+    """An IANA time zone name (any case), as zoneinfo spells it."""
+    zone = zone_name(word)
+    if zone is None:
+        raise ParseError(
+            N_(
+                "'{word}' is not a time zone; give an IANA name such as {example} "
+                "(or Europe/Berlin, America/New_York, UTC)"
+            ),
+            N_("/set tz Asia/Shanghai"),
+            word=show(word),
+            example=EXAMPLE,
+        )
+    return zone

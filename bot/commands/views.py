@@ -1,0 +1,49 @@
+"""What everyone may ask: a season's number (`/standings 2`, `/chart season 2`) and
+`/history [n] [season <number>]`."""
+
+from __future__ import annotations
+
+from bot.commands.reader import DIGITS, USAGE, Cursor, ParseError, no_more, show, split_words, whole
+from bot.commands.words import SEASON
+from bot.i18n import N_
+from service.requests import History
+
+
+def season_number(word: str, usage: str) -> int:
+    if not DIGITS.fullmatch(word) or not 1 <= whole(word) <= 1_000_000:
+        raise ParseError(N_("'{word}' is not a season number"), usage, word=show(word))
+    return whole(word)
+
+
+def season_arg(args: str, usage: str) -> int | None:
+    """`[season] <number>` or nothing."""
+    words = split_words(args)
+    if words and words[0].lower() in SEASON:
+        if len(words) == 1:
+            raise ParseError(N_("which season? Give its number"), usage)
+        words = words[1:]
+    if not words:
+        return None
+    no_more(words[1:], usage)
+    return season_number(words[0], usage)
+
+
+def parse_history(args: str) -> History:
+    """`/history [n] [season <number>]`, n in 1–100 (default 10)."""
+    usage = USAGE["history"]
+    words = Cursor(split_words(args))
+    n: int | None = None
+    season: int | None = None
+    while (word := words.next()) is not None:
+        if word.lower() in SEASON and season is None:
+            number = words.next()
+            if number is None:
+                raise ParseError(N_("which season? Give its number"), usage)
+            season = season_number(number, usage)
+        elif DIGITS.fullmatch(word) and n is None:
+            n = whole(word)
+            if not 1 <= n <= 100:
+                raise ParseError(N_("'{word}' hands? Ask for 1 to 100"), usage, word=show(word))
+        else:
+            raise ParseError(N_("unexpected '{word}'"), usage, word=show(word))
+    return History(10 if n is None else n, season)

@@ -1,0 +1,123 @@
+"""Database failures that pass (PostgreSQL restarting, SQLite busy past its timeout, a full
+disk): the update is not acknowledged but processed again, with backoff, until it goes through.
+
+The error handler registered first (`on_transient_error`) notes the update as failed for now
+and stops the generic "Sorry" handler; the member is told once per update that the command will
+be recorded as soon as the database is back (no need to type it again). `bot.delivery.polling`
+and `bot.delivery.webhook` retry.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import sqlite3
+from collections import OrderedDict
+
+from sqlalchemy import exc as sa
+from telegram import Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
+
+from bot.delivery.capture import direct
+from bot.i18n import N_, pick_language
+from bot.presentation.render import Renderer
+
+log = logging.getLogger(__name__)
+NOTICE = N_(
+    "The score book is briefly unavailable. I will record your command as soon as it is "
+    "back; no need to send it again."
+)
+TOLD_MEMORY = 10_000  # update ids whose member was told, remembered per process
+BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between tries; the last one repeats
+
+
+def is_transient(error: BaseException | None) -> bool:
+    """A database error that a later try may not meet: lost or refused connections, locks,
+    I/O errors and a full disk. Integrity errors and bugs are not."""
+    if error is None:
+        return False
+    if isinstance(error, sa.DBAPIError):
+        if error.connection_invalidated:
+            return True
+        return is_transient(error.orig) or isinstance(
+            error, sa.OperationalError | sa.InterfaceError
+        )
+    if isinstance(error, sa.TimeoutError | sa.DisconnectionError):  # pool exhausted, dropped
+        return True
+    if isinstance(error, sqlite3.OperationalError | sqlite3.InterfaceError):
+        return True
+    if any(  # psycopg's own, raised through the gateway's raw connection: lost, deadlock…
+        c.__module__.startswith("psycopg") and c.__name__ == "OperationalError"
+        for c in type(error).__mro__
+    ):
+        return True
+    return isinstance(error, OSError) and not isinstance(error, TelegramError)
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before try number `attempt` + 1."""
+    return BACKOFF[min(attempt, len(BACKOFF) - 1)]
+
+
+class Failures:
+    """The updates of this process that failed for a transient reason (to be tried again), and
+    those whose member was already told so."""
+
+    def __init__(self) -> None:
+        self.pending: set[int] = set()
+        self._told: OrderedDict[int, None] = OrderedDict()
+
+    def take(self, update_id: int) -> bool:
+        """Whether the update failed for now (and forget it: the next try starts afresh)."""
+        if update_id in self.pending:
+            self.pending.discard(update_id)
+            return True
+        return False
+
+    def first_notice(self, update_id: int) -> bool:
+        """True once per update: its member should be told."""
+        if update_id in self._told:
+            return False
+        self._told[update_id] = None
+        if len(self._told) > TOLD_MEMORY:
+            self._told.popitem(last=False)
+        return True
+
+
+def failures(application: Application) -> Failures:  # type: ignore[type-arg]
+    """The application's record of transient failures (made on first use)."""
+    found = application.bot_data.get("transient")
+    if not isinstance(found, Failures):
+        found = application.bot_data["transient"] = Failures()
+    return found
+
+
+async def on_transient_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Registered before the generic error handler: a transient database failure is noted for a
+    retry (and said once to the member), and the generic "Sorry" is not sent."""
+    if not is_transient(context.error) or not isinstance(update, Update):
+        return
+    log.warning("update %s failed for now: %s", update.update_id, context.error)
+    record = failures(context.application)
+    record.pending.add(update.update_id)
+    if record.first_notice(update.update_id):
+        await tell(update)
+    raise ApplicationHandlerStop
+
+
+async def tell(update: Update) -> None:
+    """The notice, in the member's language (the chat's choice is in the database, unreachable
+    now), straight to Telegram."""
+    message, user, query = update.effective_message, update.effective_user, update.callback_query
+    renderer = Renderer(pick_language(None, user.language_code if user else None))
+    text = renderer._(NOTICE)
+    try:
+        with direct():
+            if query is not None:
+                await query.answer(html.unescape(text)[:200], show_alert=True)
+            elif message is not None:
+                await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=True)
+    except TelegramError:
+        log.warning("could not tell update %s's member to wait", update.update_id)

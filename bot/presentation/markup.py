@@ -1,0 +1,33 @@
+"""A rendered message as Telegram takes it: its buttons as an inline keyboard, its text cut to
+Telegram's length (the chat's replies and the Mini App's posts in the group)."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.presentation.render import Out
+
+MAX_MESSAGE = 4096  # Telegram's limit on a message's text
+
+
+def markup(out: Out) -> InlineKeyboardMarkup | None:
+    """The message's buttons as an inline keyboard (None without buttons)."""
+    if not out.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in out.buttons]
+    )
+
+
+def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
+    """Pieces of at most `limit` characters, cut at line ends (each line is whole HTML and far
+    shorter than the limit: names and echoed commands are length-limited)."""
+    parts: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        if current and len(current) + 1 + len(line) > limit:
+            parts.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    return [*parts, current]

@@ -1,0 +1,174 @@
+"""The /rules and /help texts: the rules in force, the house options and the interpretations."""
+
+from __future__ import annotations
+
+from bot.commands.parsing import synonyms
+from bot.i18n import N_, Gettext
+from bot.presentation.numbers import fmt
+from service.replies import RulesView
+
+MAHJONG_RULES = (
+    N_(
+        "Mahjong, 1-2-3-4 base (一二三四基数): no chow, no flowers; kong 1 · plain win 2 · "
+        "self-draw 3 · concealed 4."
+    ),
+    N_(
+        "Multiplier k: 鸡胡 1 · 碰碰胡 2 · 七小对 2 · 七大对 4 · 豪华 8 · 超级豪华 16; "
+        "清一色 ×2; 全求人 ×2 (not when self-drawn). Unit u = b × k, b = 4 if 门清 else 3."
+    ),
+    N_(
+        "自摸: each pays u · 点炮: k = 1 pays 2 (4 if 门清), k ≥ 2 pays 3u/2 · "
+        "杠上炮, 抢杠, 全求炮, 海底炮, 人胡: 3u · 海底捞月, 天胡, 地胡: each pays 2u."
+    ),
+    N_(
+        "Kong chains of n: 杠上炮 and 抢杠 ×2^(n−1); 杠上花 all concealed: each pays 2^n·u + n, "
+        "otherwise the first konged player pays 2^n·3u + n. A concealed kong cannot be robbed."
+    ),
+    N_(
+        "Kong points: exposed and added kongs 1 from the discarder, concealed 1 from each; "
+        "a robbed kong scores nothing."
+    ),
+    N_(
+        "封胡: a player who gave the winner three melds is sealed and pays the winner's amount "
+        "again (双飞); on a self-draw or 杠上花 he pays it all."
+    ),
+)
+
+INTERPRETATIONS = (
+    N_(
+        "Interpretation: kong points settle at the end of the hand, whatever its outcome "
+        "(also in a drawn hand)."
+    ),
+    N_(
+        "Interpretation: several winners on one discard are each settled against the discarder "
+        "as if alone."
+    ),
+    N_(
+        "Interpretation: the dealer keeps the deal after winning or a drawn hand; otherwise the "
+        "deal passes to the next seat. No points for keeping the deal."
+    ),
+    N_(
+        "Interpretation: with 死双 the sealed player's liability is doubled: another player deals "
+        "in → he pays 2V; he deals in → 3V; self-draw → twice the whole self-draw total."
+    ),
+    N_(
+        "Interpretation: a hand is checked against the kongs recorded in it (/gang). Refused: 门清 "
+        "when the winner made an exposed or added kong; 七对 when he made any kong (four equal "
+        "tiles in 七对 are a group, not a kong); 天胡, 地胡, 人胡 when he made any kong; 全求人 "
+        "with 门清 or with a concealed kong of his."
+    ),
+    N_(
+        "Interpretation: 门清 is said, not guessed (mq): without it a hand is scored as not "
+        "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
+        "地胡 and 人胡 are always 门清."
+    ),
+)
+
+K510_RULES = (
+    N_(
+        "510K: 5 = 5 points, 10 and K = 10 points. First out +20; each player still "
+        "holding cards −20 and minus the point cards held."
+    ),
+    N_(
+        "Four players: seats 1+3 vs 2+4; a team's score is its card points, shared equally; "
+        "equal totals: the team of the first player out wins; doubled when the losers took no "
+        "table points and none of them went out first."
+    ),
+    N_(
+        "Three players: each scores his card points; doubled when the 2nd and 3rd took no table "
+        "points."
+    ),
+    N_(
+        "Marathon: card points accumulate until a side reaches 500; then the same rules apply to "
+        "the totals and the winners get 10% more."
+    ),
+)
+
+TABLE_RULES = (
+    N_(
+        "Table: a kong belongs to the people it names. While a kong of the hand being played is "
+        "unpaid, /seats may reorder them but not seat them out: finish the hand (/hu, /liuju) or "
+        "/undo the kong first. /seats makes seat 1 the dealer."
+    ),
+    N_(
+        "Table: /new keeps the players seated in order, as many as the new game has (mahjong "
+        "after mahjong keeps the dealer too). When someone finds no seat, or the hand being "
+        "played has unpaid kongs, or a marathon is running (those are dropped), it asks first: "
+        "a button, or /new … confirm."
+    ),
+    N_(
+        "Marathon totals belong to people: they follow a player to another seat; who sits down "
+        "during a marathon starts at 0, who stands up leaves it with his points. Four players: "
+        "a side is the two partners' sum."
+    ),
+    N_(
+        "Undo: /undo reverts the table's last record; /undo 7, or /undo as a reply to a hand's "
+        "message, reverts that hand. Both stay in the ledger: the undo names its target. The "
+        "last hand's undo brings back its dealer and its kongs (record it again); an older "
+        "hand's undo takes its kongs along and keeps the dealer (the rotation is not replayed). "
+        "In a marathon only the last hand can be undone. A bare /undo right after another "
+        "member's undo asks first."
+    ),
+    N_("Hands are numbered per table and season, from 1."),
+)
+
+FREE_RULES = N_(
+    "Free scoring (/new free, /s, /pay): the bot checks only the arithmetic — a round's scores "
+    "add up to 0 (one player written without a number takes the balance, players not named "
+    "score 0), amounts are exact with at most two decimals and at most 1000000, a transfer is "
+    "positive and between two different seated players. It cannot check the game itself: who "
+    "won, or whether the scores follow its rules, is the table's word. Each free game name is "
+    "its own unit in /standings and /settle; /pay moves the points of the table it is typed at."
+)
+
+
+def rules_text(_: Gettext, v: RulesView) -> str:
+    on, off = _("on"), _("off")
+    lines = [
+        _(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES, *TABLE_RULES)
+    ]
+    lines.append(
+        _(
+            "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
+            sisuang=on if v.sisuang else off,
+            zerosum=on if v.zerosum else off,
+            stake=fmt(v.stake) if v.stake else off,
+        )
+    )
+    lines.append(_(SYNONYMS, words=synonyms()))
+    return "\n\n".join(lines)
+
+
+SYNONYMS = N_(
+    "Words for the same thing: {words}. 豪七 is refused (one set of four in some places, two in "
+    "others): say 七大对 or 双豪七."
+)
+
+HELP = N_(
+    "jifen 积分 keeps score for mahjong and 510K. A player is a name, a seat 1–4, @username or "
+    "me.\n"
+    "Tables: /new mahjong [sisuang] · /new 510k [marathon] [zerosum] · /new 510k3 [marathon] · "
+    "/join [guest] · /seats A B C D · /dealer A · /players\n"
+    "Kongs: /gang A an · /gang A ming C · /gang A bu C (C: whose tile)\n"
+    "Wins: /hu A <how> [pattern] [flags] · two winners: /hu A pao C; B pao C · drawn: /liuju\n"
+    "How: zimo · pao C · gangkai [n] · gangpao C [n] · qianggang C [n] · quanqiupao C · haidi · "
+    "haidipao C · tianhu · dihu · renhu\n"
+    "Patterns: jihu · pph · qidui · qidui1 · qidui2 · qidui3 — flags: qys · mq · qqr · feng B "
+    "(B is sealed)\n"
+    "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
+    "Everyone: /undo [hand] · /standings · /history · /settle · /stats · /chart · /export · "
+    "/rules · /help · /app (the Mini App)\n"
+    "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
+    "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
+    "Only commands a member types count: forwards and messages via other bots are ignored. "
+    "Posting as a channel you can record hands and read, but not take a seat."
+)
+
+
+FREE_HELP = N_(
+    "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
+)
+
+
+def help_text(_: Gettext) -> str:
+    return _(HELP) + "\n" + _(FREE_HELP)
