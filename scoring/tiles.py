@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from scoring.errors import ScoringError
 from scoring.mahjong import hand_value
 from scoring.mahjong_model import Pattern, Win, WinType
 from scoring.tiles_model import (
@@ -30,6 +29,7 @@ from scoring.tiles_model import (
     Tile,
     TilesReading,
     notation,
+    refusal,
 )
 from scoring.tiles_notation import looks_like_tiles, parse_tiles
 
@@ -67,9 +67,8 @@ def read_tiles(tiles: str | HandTiles, how: WinType) -> TilesReading:
     hand = parse_tiles(tiles) if isinstance(tiles, str) else tiles
     declared = hand.declared
     if how.always_concealed and declared:
-        raise ScoringError(
+        raise refusal(
             "tiles_special_melds",
-            f"{how} with the group {declared[0]}",
             how=str(how),
             group=str(declared[0]),
         )
@@ -94,7 +93,7 @@ def read_tiles(tiles: str | HandTiles, how: WinType) -> TilesReading:
         readings.append(Reading(pattern, 0, qingyise, menqing, quanqiuren, melds, unit))
     if not readings:
         left = " ".join(str(TILES[i]) for i in _left_over(counts, melds_needed, not declared))
-        raise ScoringError("tiles_not_winning", f"not a winning hand: {left} left", left=left)
+        raise refusal("tiles_not_winning", left=left)
     readings.sort(key=lambda reading: -reading.unit)  # stable: 七对, then tile order
     return TilesReading(hand, how, tuple(readings))
 
@@ -243,32 +242,25 @@ def check_words(
     best = reading.best
     if qingyise and not best.qingyise:
         suits = sorted({tile.suit for meld in best.melds for tile in meld.tiles})
-        raise ScoringError("tiles_words_qingyise", f"qys with suits {suits}", suits=" ".join(suits))
+        raise refusal("tiles_words_qingyise", suits=" ".join(suits))
     exposed = tiles.exposed
     if menqing and exposed:
-        raise ScoringError("tiles_words_menqing", f"mq with {exposed[0]}", group=str(exposed[0]))
+        raise refusal("tiles_words_menqing", group=str(exposed[0]))
     if quanqiuren and len(exposed) < 4:
-        raise ScoringError(
-            "tiles_words_quanqiuren", f"qqr with {len(exposed)} exposed", exposed=len(exposed)
-        )
+        raise refusal("tiles_words_quanqiuren", exposed=len(exposed))
     if sealed and len(exposed) < 3:
-        raise ScoringError(
-            "tiles_words_sealed", f"feng with {len(exposed)} exposed", exposed=len(exposed)
-        )
+        raise refusal("tiles_words_sealed", exposed=len(exposed))
     if pattern is None:
         return best
     word = _word(pattern, groups)
     matching = [r for r in reading.readings if r.pattern == pattern]
     if not matching:
         read = _word(best.pattern, best.groups)
-        raise ScoringError(
-            "tiles_words_pattern", f"{word}, but the tiles read {read}", word=word, read=read
-        )
+        raise refusal("tiles_words_pattern", word=word, read=read)
     if pattern == _QIDUI and matching[0].groups != groups:
         counted = matching[0].groups
-        raise ScoringError(
+        raise refusal(
             "tiles_words_groups",
-            f"{word}, but {counted} sets of four",
             word=word,
             counted=counted,
             read=_word(_QIDUI, counted),

@@ -12,8 +12,7 @@ import re
 from collections import Counter
 from typing import Final
 
-from scoring.errors import ScoringError
-from scoring.tiles_model import TILES, HandTiles, Meld, MeldKind, Suit, notation
+from scoring.tiles_model import TILES, HandTiles, Meld, MeldKind, Suit, notation, refusal
 
 __all__ = ["looks_like_tiles", "parse_tiles"]
 
@@ -85,28 +84,22 @@ class _Parser:
 
     def no_digits_waiting(self) -> None:
         if self.digits:
-            raise ScoringError(
-                "tiles_no_suit", f"digits {self.digits} have no suit", digits=self.digits
-            )
+            raise refusal("tiles_no_suit", digits=self.digits)
 
     def suit(self, letter: str) -> None:
         digits, self.digits = self.digits, ""
         if not digits:
-            raise ScoringError(
-                "tiles_suit_without_digits", f"suit {letter} after no digits", letter=letter
-            )
+            raise refusal("tiles_suit_without_digits", letter=letter)
         suit = _SUITS.get(letter.lower())
         if suit is None:
-            raise ScoringError(
-                "tiles_suit_unknown", f"unknown suit {letter}", letter=letter, digits=digits
-            )
+            raise refusal("tiles_suit_unknown", letter=letter, digits=digits)
         target = self._target()
         for digit in digits:
             number = int(digit)
             if number == 0:
-                raise ScoringError("tiles_digit_zero", "tile number 0", tile=f"0{suit}")
+                raise refusal("tiles_digit_zero", tile=f"0{suit}")
             if suit == Suit.Z and number > 7:
-                raise ScoringError("tiles_honour_range", "honour 8z/9z", tile=f"{number}z")
+                raise refusal("tiles_honour_range", tile=f"{number}z")
             target.append(_BASE[suit] + number - 1)
 
     def unicode(self, code: int) -> None:
@@ -116,25 +109,25 @@ class _Parser:
     def open(self, char: str) -> None:
         self.no_digits_waiting()
         if self.group is not None:
-            raise ScoringError("tiles_bracket_nested", "nested group", group=self._open_text())
+            raise refusal("tiles_bracket_nested", group=self._open_text())
         self.group, self.opener = [], char
 
     def close(self, char: str) -> None:
         self.no_digits_waiting()
         group, opener = self.group, self.opener
         if group is None:
-            raise ScoringError("tiles_bracket_unopened", f"stray {char}", char=char)
+            raise refusal("tiles_bracket_unopened", char=char)
         self.group = None
         text = opener + notation(TILES[i] for i in sorted(group)) + char
         if _CLOSE[opener] != char:
-            raise ScoringError("tiles_bracket_mismatch", f"group {text}", group=text)
+            raise refusal("tiles_bracket_mismatch", group=text)
         self.declared.append(_group(group, opener == "[", text))
 
     def finish(self) -> HandTiles:
         self.no_digits_waiting()
         if self.group is not None:
             group = self._open_text()
-            raise ScoringError("tiles_bracket_unclosed", f"group {group} open", group=group)
+            raise refusal("tiles_bracket_unclosed", group=group)
         return HandTiles(tuple(self.declared), tuple(TILES[i] for i in sorted(self.loose)))
 
 
@@ -147,11 +140,11 @@ def _group(tiles: list[int], exposed: bool, text: str) -> Meld:
             kind = MeldKind.PUNG if len(tiles) == 3 else MeldKind.KONG
             return Meld(kind, TILES[first], exposed=True)
         if sorted(tiles) == [first, first + 1, first + 2] and first < 27 and first % 9 < 7:
-            raise ScoringError("tiles_exposed_run", f"exposed run {text}", group=text)
-        raise ScoringError("tiles_group_shape", f"group {text}", group=text)
+            raise refusal("tiles_exposed_run", group=text)
+        raise refusal("tiles_group_shape", group=text)
     if same and len(tiles) == 4:
         return Meld(MeldKind.KONG, TILES[first])
-    raise ScoringError("tiles_concealed_kong", f"concealed group {text}", group=text)
+    raise refusal("tiles_concealed_kong", group=text)
 
 
 def parse_tiles(text: str) -> HandTiles:
@@ -173,9 +166,9 @@ def parse_tiles(text: str) -> HandTiles:
         elif char.isspace():
             parser.no_digits_waiting()
         elif _LAST_TILE < code <= _LAST_SYMBOL:
-            raise ScoringError("tiles_flower", f"not a tile: {char}", char=char)
+            raise refusal("tiles_flower", char=char)
         else:
-            raise ScoringError("tiles_char", f"unexpected {char!r}", char=char)
+            raise refusal("tiles_char", char=char)
     hand = parser.finish()
     _check_counts(hand)
     return hand
@@ -187,15 +180,12 @@ def _check_counts(hand: HandTiles) -> None:
         counts.update(meld.tiles)
     for tile in sorted(counts):
         if counts[tile] > 4:
-            raise ScoringError(
-                "tiles_copies", f"{tile} {counts[tile]} times", tile=str(tile), count=counts[tile]
-            )
+            raise refusal("tiles_copies", tile=str(tile), count=counts[tile])
     kongs = len(hand.kongs)
     given, needed = counts.total(), 14 + kongs
     if given != needed:
-        raise ScoringError(
+        raise refusal(
             "tiles_count",
-            f"{given} tiles, {needed} needed",
             given=given,
             needed=needed,
             kongs=kongs,

@@ -25,7 +25,7 @@ def tiles(text: str) -> tuple[Tile, ...]:
 def refused(text: str) -> ScoringError:
     with pytest.raises(ScoringError) as caught:
         parse_tiles(text)
-    assert caught.value.code in TILES_ERRORS
+    assert str(caught.value) == TILES_ERRORS[caught.value.code].format(**caught.value.params)
     return caught.value
 
 
