@@ -92,7 +92,7 @@ def random_melds(rng: random.Random) -> Built:
     """Random exposed pungs/kongs, concealed kongs, concealed pungs or runs and a pair, drawn
     from all tiles or a few (many copies: the shapes with several readings)."""
     while True:
-        if rng.random() < 0.5:
+        if rng.randrange(100) < 50:
             pool = list(range(34))
         else:
             first = rng.randrange(23)
@@ -104,7 +104,7 @@ def random_melds(rng: random.Random) -> Built:
         kongs = tuple(rng.choice(pool) for _ in range(an))
         concealed: list[int] = []
         for _ in range(4 - exposed - an):
-            if starts and rng.random() < 0.6:
+            if starts and rng.randrange(100) < 60:
                 start = rng.choice(starts)
                 concealed += [start, start + 1, start + 2]
             else:
@@ -124,9 +124,9 @@ def random_pattern(rng: random.Random) -> Built:
                 rng,
                 pattern,
                 rng.randint(0, 3) if pattern == Pattern.QIDUI else 0,
-                qingyise=rng.random() < 0.4,
-                menqing=rng.random() < 0.4,
-                quanqiuren=rng.random() < 0.15,
+                qingyise=rng.randrange(100) < 40,
+                menqing=rng.randrange(100) < 40,
+                quanqiuren=rng.randrange(100) < 15,
                 concealed_kongs=rng.choice((0, 0, 0, 1, 2)),
                 exposed_kongs=rng.choice((0, 0, 0, 1, 2)),
             )
@@ -167,7 +167,7 @@ def test_facts_agree_with_gb_on_generated_hands() -> None:
     seen: Counter[str] = Counter()
     for n in range(HANDS):
         built = random_pattern(rng) if n % 2 else random_melds(rng)
-        self_drawn = rng.random() < 0.5
+        self_drawn = rng.randrange(100) < 50
         read = read_tiles(write(built, rng), WinType.ZIMO if self_drawn else WinType.DIANPAO)
         fans = gb_fans(built, self_drawn, rng)
         assert fans is not None, write(built, rng, "compact")
@@ -187,12 +187,12 @@ def test_gb_wins_where_we_read_a_hand() -> None:
         while built.exposed or built.concealed_kongs:
             built = random_melds(rng)
         tiles = list(built.concealed)
-        if rng.random() < 0.7:
+        if rng.randrange(100) < 70:
             tiles[rng.randrange(14)] = rng.randrange(34)  # a near miss, sometimes still a win
         if max(Counter(tiles).values()) > 4:
             continue
         near = Built((), (), tuple(sorted(tiles)), 0)
-        fans = gb_fans(near, rng.random() < 0.5, random.Random(0))
+        fans = gb_fans(near, rng.randrange(100) < 50, random.Random(0))
         try:
             read_tiles(write(near, rng), WinType.ZIMO)
         except ScoringError as error:

@@ -90,7 +90,7 @@ def test_generator_refuses_what_no_hand_is() -> None:
 def test_every_style_writes_the_same_tiles(style: str) -> None:
     rng = random.Random(style)
     for _ in range(200):
-        menqing = rng.random() < 0.3
+        menqing = rng.randrange(100) < 30
         built = build_hand(
             rng, rng.choice([Pattern.JIHU, Pattern.PENGPENGHU]), menqing=menqing,
             concealed_kongs=rng.randint(0, 1), exposed_kongs=0 if menqing else rng.randint(0, 1),
