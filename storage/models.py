@@ -287,7 +287,8 @@ class AppLink(SQLModel, table=True):
 class OutboxRow(SQLModel):
     """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
     written once the change committed and sent after the webhook answered; `sent_at` once
-    Telegram accepted it (or refused it for good: `error`). `claimed_until`: a sender's lease."""
+    Telegram accepted it (or refused it for good: `error`). A sender holds it until
+    `claimed_until` (`claimed_by`: the sender's number)."""
 
     id: int = Field(primary_key=True)
     update_id: int = Field(sa_type=BigInteger)
@@ -297,6 +298,7 @@ class OutboxRow(SQLModel):
     payload: str  # JSON: its parameters as sent, and files (base64)
     created_at: datetime = Field(default_factory=utcnow, index=True, sa_column_kwargs=NOW)
     claimed_until: datetime | None = None
+    claimed_by: int | None = Field(default=None, sa_type=BigInteger)  # the sender's number
     sent_at: datetime | None = None
     error: str | None = None
 

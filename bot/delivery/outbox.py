@@ -17,6 +17,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -33,7 +34,7 @@ from storage.gateway import outbox as book
 from storage.models import OutboxRow, utcnow
 
 log = logging.getLogger(__name__)
-LEASE = timedelta(seconds=120)  # a sender holds its calls this long (then another may take them)
+LEASE = timedelta(seconds=15)  # a sender holds its calls this long (then another may take them)
 BATCH = 200
 IDLE = 5.0  # seconds between looks when nobody wakes the sender (other workers' calls)
 #: Seconds a batch sends before what is left goes back to the queue: a group held back by the
@@ -94,23 +95,34 @@ async def replay(bot: Bot, row: OutboxRow) -> None:
     await send(**given, api_kwargs=kwargs)
 
 
-async def save(service: Service, update_id: int, calls: list[Call]) -> None:
-    """An update's calls into the outbox (one transaction; after the change committed)."""
-    if calls:
-        rows = [(c.chat_id, c.method, c.payload) for c in calls]
-        await service.write(lambda db: book.add(db, update_id, rows))
-
-
 class Sender:
-    """Sends the outbox through `bot` (not the handlers': nothing it sends can be captured): on
-    start (what a crash left), when woken, and every few seconds."""
+    """Sends the outbox through `bot` (not the handlers': nothing it sends can be captured):
+    the calls its process wrote (`save`, held for it), and the table's others (what a crash or
+    another worker left) on start, when its own leave some waiting, and every few seconds."""
 
     def __init__(self, bot: Bot, service: Service) -> None:
         self.bot, self.service = bot, service
+        self.number = secrets.randbits(62)  # this sender's, in the claims it holds
         self.wake = asyncio.Event()
         self.stopping = False
         self.sent = 0
         self._pruned_at: float | None = None
+        self._handed: list[OutboxRow] = []  # this process's own calls, held since written
+        self._looked_at: float | None = None  # when the table was last looked at (None: never)
+        self._left = False  # this sender left calls free (their chat waits): claim them soon
+
+    async def save(self, update_id: int, calls: list[Call]) -> None:
+        """An update's calls into the outbox (one transaction; after the change committed);
+        those held for this sender are sent by it without claiming them again."""
+        if not calls:
+            return
+        rows = [(c.chat_id, c.method, c.payload) for c in calls]
+        written = await self.service.write(
+            lambda db: book.add(db, update_id, rows, holder=self.number, lease=LEASE)
+        )
+        self._handed.extend(row for row in written if row.claimed_by == self.number)
+        self._left = self._left or any(row.claimed_by != self.number for row in written)
+        self.wake.set()
 
     async def run(self) -> None:
         """Until `stop` (or cancelled)."""
@@ -142,8 +154,17 @@ class Sender:
             log.warning("outbox sender stopped mid-batch")
 
     async def drain_once(self) -> int:
-        """Send one batch; how many calls it had."""
-        rows = await self.service.write(self._claim)
+        """Send one batch (the calls handed to it, and every few seconds the table's others:
+        those another worker, or a crash, left); how many calls it had."""
+        moment = utcnow()  # a call held too long (past its lease) is claimed again, in order
+        rows = [row for row in self._handed if (row.claimed_until or moment) > moment]
+        self._handed = []
+        now = time.monotonic()
+        if self._looked_at is None or now - self._looked_at > IDLE or self._left or not rows:
+            first, self._looked_at = self._looked_at is None, now
+            claimed = await self.service.write(lambda db: self._claim(db, first))
+            self._left = self._left and bool(claimed)  # nothing more to take for now
+            rows = sorted({row.id: row for row in (*claimed, *rows)}.values(), key=_id)
         by_chat: dict[int | None, list[OutboxRow]] = {}
         for row in rows:
             by_chat.setdefault(row.chat_id, []).append(row)
@@ -191,14 +212,22 @@ class Sender:
                 done.append((row.id, None))
         return done, []
 
-    def _claim(self, db: Connection) -> list[OutboxRow]:
+    def _claim(self, db: Connection, first: bool) -> list[OutboxRow]:
+        """The table's calls this sender may send now; on its first look, on SQLite (where
+        this process is the only one), everything a dead process held is free again."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
             book.prune(db, utcnow() - KEEP_SENT)
             self._pruned_at = now
-        return book.claim(db, LEASE, BATCH)
+        if first and db.dialect.name == "sqlite":
+            book.take_over(db, self.number)
+        return book.claim(db, holder=self.number, lease=LEASE, limit=BATCH)
 
     @staticmethod
     def _finish(db: Connection, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:
         book.done(db, outcomes)
         book.release(db, retry)
+
+
+def _id(row: OutboxRow) -> int:
+    return row.id

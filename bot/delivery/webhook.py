@@ -88,7 +88,7 @@ class WebhookHandler(tornado.web.RequestHandler):
             await asyncio.sleep(pause)
             attempt += 1
         try:
-            await outbox.save(self.app.bot_data["service"], update.update_id, calls)
+            await self.sender.save(update.update_id, calls)
         except Exception as err:
             if not is_transient(err):
                 raise

@@ -1,5 +1,12 @@
-"""The outbox: Bot API calls waiting to be sent, claimed by a sender for a while (a lease, so
-several webhook workers share the work and a crashed one's calls are taken over)."""
+"""The outbox: Bot API calls waiting to be sent, each held by one sender at a time.
+
+A sender (one per process, known by its number) holds calls under a short lease. A chat's calls
+go out in order: a sender writes its own update's calls held by itself (it keeps them, and
+sends them in order) unless the chat has calls waiting that it does not hold; those are left
+free, and a sender takes a chat's free call only when no earlier unsent call of that chat is
+held by a sender. On PostgreSQL the outbox's writes are taken one transaction at a time (an
+advisory lock), so two workers never take two calls of one chat at once.
+"""
 
 from __future__ import annotations
 
@@ -8,62 +15,112 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, delete, func, or_, select, update
+from sqlalchemy import and_, bindparam, delete, func, literal, or_, select, update
 from sqlalchemy.engine import Connection
 
 from storage.gateway import Upsert, shaped
 from storage.models import OutboxRow, outbox, utcnow
 
-_free = (
-    outbox.c.sent_at.is_(None),
-    or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until < bindparam("now")),
-)
-_ADD = Upsert(outbox, lambda stmt: stmt.on_conflict_do_nothing())
-_DONE = update(outbox).where(outbox.c.id == bindparam("call_id"))
-_UNSENT = select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
-
-
-def _claim(skip_locked: bool) -> Any:
-    oldest = select(outbox.c.id).where(*_free).order_by(outbox.c.id).limit(bindparam("limit"))
-    if skip_locked:  # workers never wait on each other
-        oldest = oldest.with_for_update(skip_locked=True)
-    return (
-        update(outbox)
-        .where(*_free, outbox.c.id.in_(oldest.scalar_subquery()))
-        .values(claimed_until=bindparam("until"))
-        .returning(*outbox.c)
+OUTBOX_LOCK = 7_310_452  # pg_advisory_xact_lock key of the outbox's claims
+_unsent = outbox.c.sent_at.is_(None)
+_others = outbox.alias("held")
+_held_before = (  # an earlier unsent call of the same chat, held by a sender's live lease
+    select(literal(1))
+    .where(
+        _others.c.sent_at.is_(None),
+        _others.c.chat_id == outbox.c.chat_id,
+        _others.c.id < outbox.c.id,
+        _others.c.claimed_until >= bindparam("now"),
     )
+    .exists()
+)
+_free = or_(outbox.c.claimed_by.is_(None), outbox.c.claimed_until < bindparam("now"))
+_mine = and_(outbox.c.claimed_by == bindparam("holder"), outbox.c.claimed_until >= bindparam("now"))
+_CLAIM = (
+    update(outbox)
+    .where(
+        outbox.c.id.in_(
+            select(outbox.c.id)
+            .where(_unsent, _free, ~_held_before)
+            .order_by(outbox.c.id)
+            .limit(bindparam("limit"))
+            .scalar_subquery()
+        )
+    )
+    .values(claimed_by=bindparam("holder"), claimed_until=bindparam("until"))
+    .returning(*outbox.c)
+)
+_WAITING = (  # of these chats, those with an unsent call the sender does not hold
+    select(outbox.c.chat_id)
+    .distinct()
+    .where(_unsent, ~_mine, outbox.c.chat_id.in_(bindparam("chats", expanding=True)))
+)
+_ADD = Upsert(outbox, lambda stmt: stmt.on_conflict_do_nothing().returning(*outbox.c))
+_DONE = update(outbox).where(outbox.c.id == bindparam("call_id"))
+_UNSENT = select(func.count()).select_from(outbox).where(_unsent)
 
 
-_CLAIM = {"sqlite": _claim(False), "postgresql": _claim(True)}
+def _one_at_a_time(db: Connection) -> None:
+    """PostgreSQL: the outbox's writes wait for each other (SQLite has one writer anyway)."""
+    if db.dialect.name == "postgresql":
+        db.execute(select(func.pg_advisory_xact_lock(OUTBOX_LOCK)))
 
 
 def add(
-    db: Connection, update_id: int, calls: Sequence[tuple[int | None, str, dict[str, Any]]]
-) -> None:
+    db: Connection,
+    update_id: int,
+    calls: Sequence[tuple[int | None, str, dict[str, Any]]],
+    *,
+    holder: int,
+    lease: timedelta,
+) -> list[OutboxRow]:
     """An update's calls (chat, method, payload), in order; a redelivered update's calls,
-    already written, are not written again."""
-    if calls:
-        db.execute(
-            _ADD.of(db),
-            [
-                {
-                    "update_id": update_id,
-                    "seq": seq,
-                    "chat_id": chat,
-                    "method": method,
-                    "payload": orjson.dumps(payload).decode(),
-                }
-                for seq, (chat, method, payload) in enumerate(calls)
-            ],
-        )
-
-
-def claim(db: Connection, lease: timedelta, limit: int) -> list[OutboxRow]:
-    """Up to `limit` unsent calls nobody holds, oldest first, held for `lease`."""
+    already written, are not written again. Returns those written now: held by `holder`, to
+    send them itself, but for those of a chat that has calls waiting (left for `claim`)."""
+    if not calls:
+        return []
+    _one_at_a_time(db)
+    chats = [chat for chat in {chat for chat, _, _ in calls} if chat is not None]
     now = utcnow()
-    rows = db.execute(_CLAIM[db.dialect.name], {"now": now, "until": now + lease, "limit": limit})
-    return sorted((shaped(OutboxRow, outbox, row) for row in rows), key=lambda row: row.id)
+    asked = {"chats": chats, "holder": holder, "now": now}
+    waiting = set(db.scalars(_WAITING, asked)) if chats else set()
+    until = now + lease
+    rows = db.execute(
+        _ADD.of(db),
+        [
+            {
+                "update_id": update_id,
+                "seq": seq,
+                "chat_id": chat,
+                "method": method,
+                "payload": orjson.dumps(payload).decode(),
+                "claimed_by": None if chat in waiting else holder,
+                "claimed_until": None if chat in waiting else until,
+            }
+            for seq, (chat, method, payload) in enumerate(calls)
+        ],
+    )
+    return sorted((shaped(OutboxRow, outbox, row) for row in rows), key=_id)
+
+
+def claim(db: Connection, *, holder: int, lease: timedelta, limit: int) -> list[OutboxRow]:
+    """Up to `limit` unsent calls, oldest first, held by `holder` for `lease`: those nobody
+    holds (or whose lease ran out), but never a chat's call while an earlier one of the chat
+    is held."""
+    _one_at_a_time(db)
+    now = utcnow()
+    params = {"holder": holder, "now": now, "until": now + lease, "limit": limit}
+    return sorted((shaped(OutboxRow, outbox, row) for row in db.execute(_CLAIM, params)), key=_id)
+
+
+def take_over(db: Connection, holder: int) -> None:
+    """Every unsent call held by another sender becomes free (SQLite: this process is the only
+    one on the database, so they are a dead process's)."""
+    db.execute(
+        update(outbox)
+        .where(_unsent, outbox.c.claimed_by != holder)
+        .values(claimed_by=None, claimed_until=None)
+    )
 
 
 def payload(row: OutboxRow) -> dict[str, Any]:
@@ -86,9 +143,13 @@ def done(db: Connection, outcomes: Sequence[tuple[int, str | None]]) -> None:
 
 
 def release(db: Connection, ids: Sequence[int]) -> None:
-    """Calls to try again later (Telegram unreachable)."""
+    """Calls to try again later (Telegram unreachable): free for any sender."""
     if ids:
-        db.execute(update(outbox).where(outbox.c.id.in_(list(ids))).values(claimed_until=None))
+        db.execute(
+            update(outbox)
+            .where(outbox.c.id.in_(list(ids)))
+            .values(claimed_by=None, claimed_until=None)
+        )
 
 
 def prune(db: Connection, before: datetime) -> None:
@@ -99,3 +160,7 @@ def prune(db: Connection, before: datetime) -> None:
 def unsent(db: Connection) -> int:
     """How many calls wait (tests, health)."""
     return int(db.scalar(_UNSENT) or 0)
+
+
+def _id(row: OutboxRow) -> int:
+    return row.id

@@ -42,14 +42,17 @@ def test_upgrade_to_the_outbox_keeps_the_data_and_the_outbox_works(empty_url: st
         upgrade(engine, "head")
         assert schema_drift(engine) == []
         assert balances(engine, CHAT_ID) == seeded.balances
+        call = {"params": {"text": "hi"}, "files": {}}
+        calls = [(CHAT_ID, "sendMessage", call), (None, "answerCallbackQuery", {})]
+        lease = timedelta(minutes=2)
+        with UnitOfWork(engine).transaction() as db:  # a sender that died at once
+            written = book.add(db, 77, calls, holder=1, lease=timedelta(0))
+            assert book.add(db, 77, calls[:1], holder=1, lease=lease) == []  # not again
         with UnitOfWork(engine).transaction() as db:
-            call = {"params": {"text": "hi"}, "files": {}}
-            book.add(db, 77, [(CHAT_ID, "sendMessage", call), (None, "answerCallbackQuery", {})])
-            book.add(db, 77, [(CHAT_ID, "sendMessage", call)])  # redelivered: not again
+            claimed = book.claim(db, holder=2, lease=lease, limit=10)
+        assert [r.id for r in claimed] == [r.id for r in written]
         with UnitOfWork(engine).transaction() as db:
-            claimed = book.claim(db, timedelta(minutes=2), 10)
-        with UnitOfWork(engine).transaction() as db:
-            assert book.claim(db, timedelta(minutes=2), 10) == []  # held by the first
+            assert book.claim(db, holder=3, lease=lease, limit=10) == []  # held by the first
         assert [(r.chat_id, r.method, book.payload(r)) for r in claimed] == [
             (CHAT_ID, "sendMessage", call),
             (None, "answerCallbackQuery", {}),
@@ -58,7 +61,9 @@ def test_upgrade_to_the_outbox_keeps_the_data_and_the_outbox_works(empty_url: st
             book.done(db, [(claimed[0].id, None)])
             book.release(db, [claimed[1].id])
         with UnitOfWork(engine).transaction() as db:
-            assert [r.id for r in book.claim(db, timedelta(minutes=2), 10)] == [claimed[1].id]
+            assert [r.id for r in book.claim(db, holder=3, lease=lease, limit=10)] == [
+                claimed[1].id
+            ]
             assert book.unsent(db) == 1
         check_the_bot_works(engine, seeded)
     finally:

@@ -1,0 +1,117 @@
+"""The outbox's claims, on SQLite and PostgreSQL: a sender keeps its own update's calls unless
+their chat has calls waiting; a chat's later calls never go out while an earlier one is held;
+a dead sender's calls are taken over (SQLite: at once; anywhere: when its lease runs out)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+
+from storage.gateway import outbox as book
+from storage.models import OutboxRow, outbox, utcnow
+from storage.unit_of_work import UnitOfWork
+
+LEASE = timedelta(minutes=1)
+A, B = 101, 202  # two senders' numbers
+X, Y = -7_001, -7_002  # two chats
+
+
+def call(chat: int | None, text: str) -> tuple[int | None, str, dict[str, Any]]:
+    return chat, "sendMessage", {"params": {"text": text}, "files": {}}
+
+
+def write(engine: Engine, update_id: int, holder: int, *calls: Any) -> list[OutboxRow]:
+    with UnitOfWork(engine).transaction() as db:
+        return book.add(db, update_id, list(calls), holder=holder, lease=LEASE)
+
+
+def claim(engine: Engine, holder: int) -> list[OutboxRow]:
+    with UnitOfWork(engine).transaction() as db:
+        return book.claim(db, holder=holder, lease=LEASE, limit=100)
+
+
+def texts(rows: list[OutboxRow]) -> list[str]:
+    return [book.payload(row)["params"]["text"] for row in rows]
+
+
+def sent(engine: Engine, rows: list[OutboxRow]) -> None:
+    with UnitOfWork(engine).transaction() as db:
+        book.done(db, [(row.id, None) for row in rows])
+
+
+def clean(engine: Engine) -> None:
+    with UnitOfWork(engine).transaction() as db:
+        db.execute(update(outbox).where(outbox.c.sent_at.is_(None)).values(sent_at=utcnow()))
+
+
+def test_a_sender_keeps_its_calls_unless_their_chat_waits(engine: Engine) -> None:
+    clean(engine)
+    first = write(engine, 9_001, A, call(X, "x1"), call(None, "answer"))
+    assert [row.claimed_by for row in first] == [A, A]  # A sends them itself
+    assert claim(engine, B) == []  # nobody else takes them
+    later = write(engine, 9_002, B, call(X, "x2"), call(Y, "y1"))  # at another worker
+    assert {texts([r])[0]: r.claimed_by for r in later} == {"x2": None, "y1": B}
+    assert claim(engine, B) == []  # x2 waits behind A's x1
+    sent(engine, first)
+    assert texts(claim(engine, B)) == ["x2"]  # then goes, in order
+
+
+def test_a_chat_s_calls_go_out_in_order_whoever_claims(engine: Engine) -> None:
+    clean(engine)
+    for n in range(3):  # left free: a chat with a call nobody holds (a crash's)
+        write(engine, 9_100 + n, A, call(X, f"x{n}"))
+    with UnitOfWork(engine).transaction() as db:  # as if A died holding them
+        db.execute(update(outbox).where(outbox.c.claimed_by == A).values(claimed_until=utcnow()))
+    taken = claim(engine, B)
+    assert texts(taken) == ["x0", "x1", "x2"]  # oldest first, the whole chat
+    assert claim(engine, A) == []
+
+
+def test_claims_at_once_never_take_two_calls_of_one_chat(engine: Engine) -> None:
+    """A sender claims while another's claim is still open (not committed): the second waits
+    for it (PostgreSQL: an advisory lock; SQLite: the one writer), then takes none of them."""
+    clean(engine)
+    for n in range(20):
+        write(engine, 9_200 + n, A, call(X if n % 2 else Y, f"{n}"))
+    with UnitOfWork(engine).transaction() as db:
+        db.execute(
+            update(outbox)
+            .where(outbox.c.sent_at.is_(None))
+            .values(claimed_by=None, claimed_until=None)
+        )
+    got: dict[int, list[OutboxRow]] = {}
+    claimed, commit = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with UnitOfWork(engine).transaction() as db:
+            got[A] = book.claim(db, holder=A, lease=LEASE, limit=100)
+            claimed.set()
+            commit.wait(10)
+
+    def second() -> None:
+        claimed.wait(10)
+        got[B] = claim(engine, B)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    claimed.wait(10)
+    time.sleep(0.3)  # the second claim is under way meanwhile
+    commit.set()
+    for thread in threads:
+        thread.join()
+    assert len(got[A]) == 20 and got[B] == []
+
+
+def test_a_dead_sender_s_calls_are_taken_over(engine: Engine) -> None:
+    clean(engine)
+    held = write(engine, 9_300, A, call(X, "x1"))
+    assert claim(engine, B) == []  # A's lease runs
+    with UnitOfWork(engine).transaction() as db:
+        book.take_over(db, B)  # a new start of the only process (SQLite)
+    assert [row.id for row in claim(engine, B)] == [row.id for row in held]
