@@ -258,13 +258,49 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
     return figures
 
 
+def run_paths(plan: Plan, workdir: Path) -> dict[str, Any]:
+    """``--paths``: only the figures of the path users feel (issue 25): an update batched and
+    alone on both databases, and the webhook worker."""
+    path, lone, _ = timed("sqlite path", lambda: sqlite_path(workdir, plan))
+    postgres, pg_lone = timed("postgres path", lambda: postgres_path(plan)) or (None, None)
+    hooked = WEBHOOK_QUICK if plan.quick else WEBHOOK_FULL
+    webhook = timed(
+        "webhook worker",
+        lambda: measure_webhook(
+            workdir / "webhook",
+            seconds=hooked.seconds,
+            rate=100,
+            chats=100,
+            runs=hooked.runs,
+            warmup=hooked.warmup,
+        ),
+    )
+    return {
+        "overhead_vs_echo": rounded(path.overhead_vs_echo),
+        "pg_overhead_vs_echo": rounded(postgres.overhead_vs_echo) if postgres else None,
+        "lone_overhead_vs_echo": rounded(lone.overhead_vs_echo),
+        "pg_lone_overhead_vs_echo": rounded(pg_lone.overhead_vs_echo) if pg_lone else None,
+        **webhook.figures(),
+        "detail": {
+            "sqlite_path": path.detail(),
+            "postgres_path": postgres.detail() if postgres else None,
+            "sqlite_lone": lone.detail(),
+            "postgres_lone": pg_lone.detail() if pg_lone else None,
+            "webhook": webhook.detail(),
+            "revision": revision(),
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, 10k history")
+    parser.add_argument("--paths", action="store_true", help="only the path figures (issue 25)")
     args = parser.parse_args(argv)
     quiet_logs()
     with tempfile.TemporaryDirectory(prefix="jifen-bench-") as tmp:
-        figures = run(QUICK if args.quick else FULL, Path(tmp))
+        plan = QUICK if args.quick else FULL
+        figures = run_paths(plan, Path(tmp)) if args.paths else run(plan, Path(tmp))
     print(json.dumps(figures, ensure_ascii=False))
     return 0
 

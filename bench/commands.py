@@ -40,12 +40,9 @@ from sqlalchemy.engine import Engine
 from bench import ledger
 from bench.harness import Driver, Message, bot_driver, migrated_engine, players
 from bench.history import copy_database, play
+from bench.product import Chat
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
-from bot.console.offline import Chat
-from storage.gateway import chats, tables
-from storage.models import utcnow
-from storage.unit_of_work import UnitOfWork
 
 SMALL_HANDS = 100
 MAHJONG = Chat(-1_009_100_001, "supergroup", title="mahjong history")
@@ -291,6 +288,10 @@ async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> Comma
 
 def _reset(engine: Engine, chat: Chat) -> None:
     """Archive the chat's season as ``/reset`` does: its open tables move to a new one."""
+    from storage.gateway import chats, tables  # here: `python -m bench --paths` of an older tree
+    from storage.models import utcnow
+    from storage.unit_of_work import UnitOfWork
+
     with UnitOfWork(engine).transaction() as db:
         old = chats.current_season(db, chat.id)
         if old is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,10 +52,10 @@ def checkout(stack: ExitStack, revision: str, root: Path) -> Path:
     return path
 
 
-def measure(tree: Path, quick: bool) -> dict[str, Any]:
+def measure(tree: Path, options: list[str]) -> dict[str, Any]:
     """One ``python -m bench`` of the code in `tree` (imported from there, not from the venv)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    args = [sys.executable, "-m", "bench", *(["--quick"] if quick else [])]
+    args = [sys.executable, "-m", "bench", *options]
     out = subprocess.run(args, cwd=tree, env=env, check=True, capture_output=True, text=True)
     figures: dict[str, Any] = json.loads(out.stdout)
     return figures
@@ -86,16 +87,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each side (default 3)")
     parser.add_argument("--quick", action="store_true", help="python -m bench --quick")
     parser.add_argument("--save", type=Path, help="write every run's whole JSON to this file")
+    parser.add_argument("--paths", action="store_true", help="python -m bench --paths")
+    parser.add_argument(
+        "--harness",
+        action="store_true",
+        help="measure OLD with this bench/ (copied over its own): its newer figures too",
+    )
     args = parser.parse_args(argv)
+    options = [*(["--quick"] if args.quick else []), *(["--paths"] if args.paths else [])]
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="jifen-compare-")))
         sides = {"old": checkout(stack, args.old, root)}
+        if args.harness:
+            shutil.rmtree(sides["old"] / "bench")
+            shutil.copytree(REPO / "bench", sides["old"] / "bench")
         sides["new"] = checkout(stack, args.new, root) if args.new else REPO
         runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
         for n in range(args.runs):
             for side, tree in sides.items():
                 print(f"[compare] run {n + 1}/{args.runs}: {side}", file=sys.stderr, flush=True)
-                runs[side].append(measure(tree, args.quick))
+                runs[side].append(measure(tree, options))
     if args.save:
         args.save.write_text(json.dumps(runs, ensure_ascii=False, indent=1))
     result: dict[str, Any] = {"old": args.old, "new": args.new or "working tree"}

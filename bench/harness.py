@@ -27,10 +27,9 @@ from telegram.ext import (
     filters,
 )
 
+from bench.product import JSON, Chat, OfflineBotApi, OfflineRequest, User, process_batch
 from bench.wire import LeanRequest
 from bot.app import build_application
-from bot.console.offline import JSON, Chat, OfflineBotApi, OfflineRequest, User
-from bot.delivery.polling import process_batch
 from bot.settings import Settings
 from storage.db import make_engine
 from storage.migrate import upgrade

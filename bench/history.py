@@ -9,8 +9,8 @@ from pathlib import Path
 
 from bench.harness import Message, bot_driver, migrated_engine
 from bench.path import recorded_hands
+from bench.product import Chat
 from bench.workload import hand_count
-from bot.console.offline import Chat
 
 
 async def play(path: Path, messages: list[Message], chats: Sequence[Chat]) -> None:

@@ -21,7 +21,15 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.hand_stats import COUNTERS
-from storage.db import begin
+
+try:
+    from storage.db import begin
+except ImportError:  # an older revision (`bench.compare --harness`): its engine begins them
+
+    def begin(db: Connection, *, write: bool) -> None:
+        """Nothing to do."""
+
+
 from storage.gateway import marks
 
 Row = tuple[Any, ...]

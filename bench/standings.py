@@ -17,9 +17,9 @@ from pathlib import Path
 from bench import ledger
 from bench.harness import Message, bot_driver, migrated_engine, players
 from bench.history import copy_database, play
+from bench.product import Chat
 from bench.timing import median
 from bench.workload import K510_CYCLE, MAHJONG_CYCLE, Table, hand_count, seating
-from bot.console.offline import Chat
 
 SMALL_HANDS = 100
 CHAT = Chat(-1_009_000_001, "supergroup", title="history")

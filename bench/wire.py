@@ -15,7 +15,7 @@ from typing import Any
 
 from telegram.request import BaseRequest, RequestData
 
-from bot.console.offline import OfflineBotApi, OfflineRequest
+from bench.product import OfflineBotApi, OfflineRequest
 
 
 class LeanRequest(OfflineRequest):

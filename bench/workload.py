@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bench.harness import Message, players
-from bot.console.offline import Chat
+from bench.product import Chat
 
 CHATS = 20
 GAMES = ("mahjong", "510k", "free")

@@ -24,7 +24,7 @@ from bot.miniapp import server as miniapp
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 from storage.db import make_engine
-from storage.gateway.contents import chats_and_hands
+from storage.gateway.chats import chats_and_hands
 from storage.schema_head import ensure_schema
 
 CONSOLE_CHAT = -100100  # run_console's chat

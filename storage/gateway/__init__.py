@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Result
 from sqlalchemy.sql.dml import Insert
 from sqlmodel import SQLModel
 
@@ -25,6 +25,17 @@ def shaped(model: type[M], table: Table, values: Sequence[Any]) -> M:
     """The row `values` (the table's columns in order, as `select(table)` reads them) as the
     model's row type."""
     return model(**dict(zip(table.c.keys(), values, strict=True)))
+
+
+def first(model: type[M], result: Result[Any]) -> M | None:
+    """A statement's first row (its columns named as the model's fields), or None."""
+    row = result.first()
+    return None if row is None else model(**row._mapping)
+
+
+def every(model: type[M], result: Result[Any]) -> list[M]:
+    """A statement's rows (their columns named as the model's fields)."""
+    return [model(**row._mapping) for row in result]
 
 
 class Upsert:

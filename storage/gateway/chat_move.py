@@ -13,7 +13,8 @@ So the move is a merge: when the new chat already has rows, the old chat's rows 
   balances of the new one move to it); guests stay as they are.
 - Open tables: one per topic; where both chats have one, the new chat's (opened later) stays.
 - Settings: the old chat's, but a language or stake set in the new chat wins.
-- Balance marks (/chart) of the seasons whose events moved are written anew.
+- Balance marks (/chart): the old chat's hold (its events keep their numbers); the new chat's go
+  (its events were renumbered; the few it had are drawn without them).
 
 The move is recorded (`chat_move`), so a write for the old id processed after it goes to the
 new chat too (`follow`).
@@ -101,10 +102,8 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
     stats.fold(db, seasons, players)
-    marks.forget(db, [*ids, *seasons.values()])
+    marks.forget(db, ids)  # the new chat's events were renumbered; the old chat's marks hold
     _merge_balances(db, seasons, players)
-    for season_id in sorted({seasons.get(s, s) for s in ids}):
-        marks.fill(db, season_id)
     topics_of_new = select(game_table.c.thread_id).where(
         game_table.c.chat_id == new.id, game_table.c.closed_at.is_(None)
     )

@@ -8,7 +8,7 @@ from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Row
 
 from scoring.games import EventKind
-from storage.gateway import Upsert, shaped
+from storage.gateway import Upsert, first, shaped
 from storage.models import (
     ChatRow,
     SeasonRow,
@@ -139,23 +139,13 @@ def _optional_int(value: object) -> int | None:
 
 
 def get_chat(db: Connection, chat_id: int) -> ChatRow | None:
-    row = db.execute(_CHAT, {"chat_id": chat_id}).first()
-    return None if row is None else shaped(ChatRow, chat, row)
+    return first(ChatRow, db.execute(_CHAT, {"chat_id": chat_id}))
 
 
 def save_settings(db: Connection, chat_row: ChatRow) -> None:
     """The chat's settings: language, stake, time zone and the default rules of new tables."""
-    db.execute(
-        _SETTINGS,
-        {
-            "chat_id": chat_row.id,
-            "lang": chat_row.lang,
-            "stake": chat_row.stake,
-            "sisuang": chat_row.sisuang,
-            "zerosum": chat_row.zerosum,
-            "tz": chat_row.tz,
-        },
-    )
+    settings = chat_row.model_dump(include={"lang", "stake", "sisuang", "zerosum", "tz"})
+    db.execute(_SETTINGS, {"chat_id": chat_row.id, **settings})
 
 
 def claim_update(db: Connection, update_id: int, chat_id: int, event_id: int | None) -> None:
@@ -174,13 +164,11 @@ def prune_updates(db: Connection, before: datetime) -> None:
 
 def current_season(db: Connection, chat_id: int) -> SeasonRow | None:
     """The chat's season in play."""
-    row = db.execute(_SEASON_IN_PLAY, {"chat_id": chat_id}).first()
-    return None if row is None else shaped(SeasonRow, season, row)
+    return first(SeasonRow, db.execute(_SEASON_IN_PLAY, {"chat_id": chat_id}))
 
 
 def season_by_number(db: Connection, chat_id: int, number: int) -> SeasonRow | None:
-    row = db.execute(_SEASON_BY_NUMBER, {"chat_id": chat_id, "number": number}).first()
-    return None if row is None else shaped(SeasonRow, season, row)
+    return first(SeasonRow, db.execute(_SEASON_BY_NUMBER, {"chat_id": chat_id, "number": number}))
 
 
 def season_number(db: Connection, season_id: int) -> int | None:
@@ -204,9 +192,20 @@ def seasons_with_hands(db: Connection, chat_id: int) -> list[tuple[SeasonRow, in
 
 
 def open_season(db: Connection, chat_id: int, number: int) -> SeasonRow:
-    row = db.execute(_OPEN_SEASON, {"chat_id": chat_id, "number": number}).one()
-    return shaped(SeasonRow, season, row)
+    return SeasonRow(
+        **db.execute(_OPEN_SEASON, {"chat_id": chat_id, "number": number}).one()._mapping
+    )
 
 
 def archive_season(db: Connection, season_id: int, when: datetime) -> None:
     db.execute(update(season).where(season.c.id == season_id).values(archived_at=when))
+
+
+def chats_and_hands(db: Connection) -> tuple[int, int]:
+    """What a database holds (the console says it): its chats, and its hands recorded and not
+    undone, over every season."""
+    chats = select(func.count()).select_from(chat).scalar_subquery()
+    live = event.c.kind == EventKind.HAND.value, event.c.undone_by.is_(None)
+    hands = select(func.count()).select_from(event).where(*live).scalar_subquery()
+    found = db.execute(select(chats, hands)).one()
+    return int(found[0]), int(found[1])

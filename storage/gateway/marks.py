@@ -102,23 +102,6 @@ _UNDONE = (
     )
     .order_by(_record.c.seq, transfer.c.id)
 )
-_LEDGER = (
-    select(
-        event.c.id,
-        event.c.seq,
-        event.c.kind,
-        event.c.game,
-        event.c.undone_by,
-        transfer.c.unit,
-        transfer.c.payer_id,
-        transfer.c.payee_id,
-        transfer.c.amount,
-    )
-    .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
-    .where(event.c.season_id == bindparam("season_id"))
-    .order_by(event.c.seq, transfer.c.id)
-)
-_ADD_MARKS = insert(balance_mark)
 
 
 def mark(db: Connection, season_id: int, seq: int) -> None:
@@ -171,71 +154,8 @@ def _pay(net: Nets, payer: int | None, payee: int | None, amount: Fraction | int
         net[payee] = net.get(payee, 0) + amount
 
 
-class _Filling:
-    """`fill`'s running state: the balances and live records before each event."""
-
-    def __init__(self, db: Connection, season_id: int) -> None:
-        self.db, self.season_id = db, season_id
-        self.balances: dict[tuple[str, int], Fraction | int] = defaultdict(int)
-        self.played: dict[str, int] = defaultdict(int)
-        self.pending: dict[int, tuple[str, Nets]] = {}  # records undone later, by the undo's id
-        self.undos: set[int] = set()
-        self.rows: list[dict[str, Any]] = []
-
-    def before(self, seq: int) -> None:
-        """Event `seq` comes next: its mark, if it has one."""
-        if seq % MARK_EVERY:
-            return
-        self.rows.extend(
-            {"season_id": self.season_id, "seq": seq, "unit": unit, "player_id": pid}
-            | {"amount": value, "played": self.played[unit]}
-            for (unit, pid), value in self.balances.items()
-            if value
-        )
-        if len(self.rows) > 5000:
-            self.write()
-
-    def apply(self, event_id: int, kind: str, undone_by: int | None, unit: str, net: Nets) -> None:
-        if kind == EventKind.UNDO and event_id in self.pending:
-            gone_unit, gone = self.pending.pop(event_id)
-            self.played[gone_unit] -= 1
-            for pid, value in gone.items():
-                self.balances[(gone_unit, pid)] -= value
-        if kind == EventKind.UNDO:
-            self.undos.add(event_id)
-        if kind not in RECORDS or undone_by in self.undos:
-            return  # a copy undone before it was written (`bench.ledger`) never counted
-        self.played[unit] += 1
-        for pid, value in net.items():
-            self.balances[(unit, pid)] += value
-        if undone_by is not None:
-            self.pending[undone_by] = (unit, net)
-
-    def write(self) -> None:
-        if self.rows:
-            self.db.execute(_ADD_MARKS, self.rows)
-            self.rows = []
-
-
-def fill(db: Connection, season_id: int) -> None:
-    """Write the season's marks from its ledger as `mark` would have written them (a chat
-    move): one streamed pass, the rows written a few thousand at a time."""
-    filling = _Filling(db, season_id)
-    current: tuple[int, str, int | None, str, Nets] | None = None
-    ledger = db.execute(_LEDGER, {"season_id": season_id}, execution_options={"yield_per": 2000})
-    for event_id, seq, kind, game, undone_by, unit, payer, payee, amount in ledger:
-        if current is None or current[0] != event_id:
-            if current is not None:
-                filling.apply(*current)
-            filling.before(seq)
-            current = (event_id, kind, undone_by, unit or unit_of(game), {})
-        if amount is not None:
-            _pay(current[4], payer, payee, amount)
-    filling.write()
-
-
 def forget(db: Connection, season_ids: Sequence[int]) -> None:
-    """The seasons' marks go (a chat move renumbers their events: `fill` writes them anew)."""
+    """The seasons' marks go (a chat move renumbered their events)."""
     if season_ids:
         db.execute(delete(balance_mark).where(balance_mark.c.season_id.in_(list(season_ids))))
 

@@ -1,6 +1,6 @@
 """The benchmark's long ledgers (`bench.ledger`: bulk copies of recorded hands) carry the balance
-marks the service would have written with the copies: equal to what revision 0013's fill
-writes from the copied ledger, so /chart on them measures the marks as the product has them."""
+marks the service would have written with the copies: equal to those the copied ledger implies,
+so /chart on them measures the marks as the product has them."""
 
 from __future__ import annotations
 

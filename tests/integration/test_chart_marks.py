@@ -2,8 +2,8 @@
 three tables of three units in turn (hands, drawn hands, transfers, the last record undone or an
 older one by its number), every point drawn from the marks equals the balances after that many
 live records that one pass over the whole ledger gives, the last point is the balances now, and
-the marks written as records were appended are the ones `marks.fill` writes from the ledger
-(revision 0013, a chat move)."""
+the marks written as records were appended are the ones the ledger implies
+(`tests.integration.marks_reference`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from service.errors import ServiceError
 from service.replies import ChartSeries
 from service.requests import Chart
 from storage.gateway import chats, marks
-from storage.unit_of_work import UnitOfWork, reading
+from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
+from tests.integration.marks_reference import implied_marks
 
 P4 = ("老王", "Li", "Zhang", "Chen")
 GAMES = ("mahjong", "510k", "free 斗地主")  # a table in each of three forum topics
@@ -113,13 +114,10 @@ def stored_marks(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
 
 
 def refilled(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
-    """The chat's marks as `marks.fill` writes them from its ledger."""
-    with UnitOfWork(engine).transaction() as db:
+    """The chat's marks as its ledger implies them (`tests.integration.marks_reference`)."""
+    with reading(engine) as db:
         ids = list(db.scalars(text("SELECT id FROM season WHERE chat_id = :c"), {"c": chat_id}))
-        marks.forget(db, ids)
-        for sid in ids:
-            marks.fill(db, sid)
-    return stored_marks(engine, chat_id)
+        return sorted(row for sid in ids for row in implied_marks(db, sid))
 
 
 def live_records(engine: Engine, chat_id: int) -> dict[str, int]:
@@ -198,9 +196,18 @@ def test_an_undo_after_a_mark_is_taken_out_of_it(
     assert by_name(drawn) == {n: tuple(v[x] for x in drawn.at) for n, v in by_name(full).items()}
 
 
-def test_a_chat_move_writes_the_moved_seasons_marks_anew(engine: Engine, often: None) -> None:
-    old = play(engine, [(0, 0), (0, 1), (1, 0), (0, 2), (0, 4)])
+def test_a_chat_move_keeps_the_old_chat_s_marks_and_draws_the_same(
+    engine: Engine, often: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old chat's events keep their numbers, so its marks hold; the new chat's events are
+    renumbered after them, so theirs go: /chart drawn from what stays equals the full pass."""
+    old = play(engine, [(0, 0), (0, 1), (1, 0), (0, 2), (0, 4), (0, 0), (2, 0)])
     new = play(engine, [(0, 1), (2, 0), (0, 5), (0, 0), (0, 0), (1, 1)])
+    kept = stored_marks(engine, old.chat_id)
     old.service.move_chat(old.chat_id, new.chat_id)
-    assert stored_marks(engine, new.chat_id)
-    assert stored_marks(engine, new.chat_id) == refilled(engine, new.chat_id)
+    assert kept and stored_marks(engine, new.chat_id) == kept
+    every = chart(engine, new.chat_id, monkeypatch, exact=True)
+    drawn = chart(engine, new.chat_id, monkeypatch, exact=False)
+    for unit, series in drawn.items():
+        exact = by_name(every[unit])
+        assert by_name(series) == {n: tuple(v[x] for x in series.at) for n, v in exact.items()}
