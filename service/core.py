@@ -48,7 +48,7 @@ from service.requests import (
     Unlink,
 )
 from service.unit import Tx
-from storage.gateway import app_links, chat_move, chats
+from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
 from storage.unit_of_work import ChatWrite, UnitOfWork
 
@@ -142,12 +142,12 @@ class Service:
     def app_token(self, chat_id: int, thread_id: int) -> str:
         """The Mini App's token of a chat (and forum topic), made on first use."""
         with self.uow.chat(chat_id, thread_id) as work:
-            return app_links.token_for(work.db, work.chat.id, thread_id)
+            return chats.app_token(work.db, work.chat.id, thread_id)
 
     def app_place(self, token: str) -> tuple[int, int] | None:
         """The (chat id, thread id) a Mini App token opens, or None."""
         with self.uow.read() as db:
-            return app_links.place_of(db, token)
+            return chats.app_place(db, token)
 
     def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
         """The open table's kongs of the current hand (`service.glance`)."""

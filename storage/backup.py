@@ -1,18 +1,5 @@
-"""Backups of the database: `jifen backup PATH`.
-
-SQLite: SQLite's online backup API (``sqlite3.Connection.backup``) copies the whole database in
-one step under a read transaction, so the copy is one committed state even while the bot writes
-(WAL: the writer is not blocked). The copy is written beside the target, checked
-(``PRAGMA integrity_check``), switched to a self-contained single file (journal mode DELETE) and
-only then moved into place, so PATH is never a half-written backup.
-
-Restoring is copying the file back while the bot is stopped; :func:`restore` does it safely (it
-checks the backup first and removes the target's stale ``-wal``/``-shm`` files, which would
-otherwise be replayed over the restored copy).
-
-PostgreSQL: use ``pg_dump`` (see :data:`PG_DUMP_HELP`); :func:`backup` raises
-:class:`BackupNotSupported` with the commands, never with the password.
-"""
+"""Backups of the SQLite database (`jifen backup PATH`, `jifen restore PATH`): an online copy,
+checked and moved into place; PostgreSQL's are `pg_dump`'s (docs/storage.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The schema: chats, seasons, players, tables, and an append-only ledger of events.
-
-Each table is described once. Where the service reads and changes rows, the columns are a plain
-SQLModel (`ChatRow`, `PlayerRow`…: the type of a row read back) and the table class adds only
-what makes it a table; the gateway builds its statements on `Model.__table__`. What a new row
-does not say, the schema fills (`server_default`s).
-"""
+"""The schema: chats, seasons, players, tables, and an append-only ledger of events. Each table
+is described once: where rows are read back, its columns are a plain SQLModel (`ChatRow`…),
+which the table class inherits; the schema fills what a new row does not say."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""The unit of work: the one way a write reaches the database.
-
-Every write (a command, a button, the Mini App, the outbox, an admin's) is one transaction,
-committed at the end of its block or rolled back if the block raises. A chat's write (`chat`)
-first locks the chat's row and reads where it stands (its season, the open table, whether this
-update was processed already), and at its end claims the update id with the event it
-recorded, so a redelivered update changes nothing. One transaction never holds two chats'
-writes. On SQLite the process has one writer at a time (SQLite's own rule, kept here with a
-lock rather than its busy timeout's sleeps); on PostgreSQL the chat's row lock orders a chat's
-writes, and every write touches its own chat's rows only.
-"""
+"""The unit of work: the one way a write reaches the database. Each is one transaction of one
+chat: its row locked first, where it stands read next, the update id claimed with what the
+write recorded, all committed at the end or nothing (docs/storage.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """The one way to the data: every question a use case or a view asks, as a statement built once
-on the models' tables (SQLAlchemy Core on `Model.__table__`), run on the connection of the
-caller's transaction and answered with the models' row types. The caller owns the
-transaction (`storage.unit_of_work`).
-
-By table: `chats` (chat, season, processed_update), `tables` (game_table), `players` (player),
-`ledger` (event, transfer, balance), `stats`, `marks`, `chat_move`, `outbox`, `app_links`.
-"""
+on the models' tables (SQLAlchemy Core on `Model.__table__`), run on the caller's connection."""
 
 from __future__ import annotations
 

@@ -1,28 +1,11 @@
-"""Group → supergroup: a chat's records follow it to its new id, whichever update comes first.
-
-Telegram sends `migrate_to_chat_id` in the old group and `migrate_from_chat_id` in the new
-supergroup; with several workers a command in the supergroup can be processed before either.
-So the move is a merge: when the new chat already has rows, the old chat's rows join them.
-
-- Events: the old chat's keep their numbers (they came first); the new chat's follow them
-  (`seq` shifted by the old chat's count), so it stays gapless and unique. Hand numbers count
-  per table and season and tables are not shared, so every table keeps its own numbering.
-- Seasons: the new chat's first season continues the old chat's open one (its hands, tables
-  and balances join it); later ones are numbered after. Only the last season stays open.
-- Players: a member who has a player in both chats keeps the old one (records, seats and
-  balances of the new one move to it); guests stay as they are.
-- Open tables: one per topic; where both chats have one, the new chat's (opened later) stays.
-- Settings: the old chat's, but a language or stake set in the new chat wins.
-- Balance marks (/chart): the old chat's hold (its events keep their numbers); the new chat's go
-  (its events were renumbered; the few it had are drawn without them).
-
-The move is recorded (`chat_move`), so a write for the old id processed after it goes to the
-new chat too (`follow`).
-"""
+"""Group → supergroup: a chat's records follow it to its new id, whichever update comes first
+(a merge when the new chat has rows already; the rules are in docs/storage.md). The move is
+recorded, so a write for the old id processed after it goes to the new chat (`follow`)."""
 
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -239,29 +222,21 @@ def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> 
 
 
 def _merge_balances(db: Connection, seasons: dict[int, int], players: dict[int, int]) -> None:
-    """Balance rows of merged seasons or players are added into the rows they joined."""
+    """Balance rows of merged seasons or players are added into the rows they joined: every row
+    of either is read, summed by the key it has now, and written anew."""
     if not seasons and not players:
         return
-    merged = (balance.c.season_id.in_(list(seasons))) | (balance.c.player_id.in_(list(players)))
-    rows = db.execute(select(balance).where(merged)).all()
-    db.execute(delete(balance).where(merged))
-    totals: dict[tuple[int, int, str], Fraction | int] = {}
-    for season_id, player_id, unit, amount in rows:
-        key = (seasons.get(season_id, season_id), players.get(player_id, player_id), unit)
-        totals[key] = totals.get(key, 0) + amount
-    for (season_id, player_id, unit), amount in totals.items():
-        where = (balance.c.season_id == season_id, balance.c.player_id == player_id)
-        found = db.scalar(select(balance.c.amount).where(*where, balance.c.unit == unit))
-        if found is None:
-            db.execute(
-                insert(balance).values(
-                    season_id=season_id, player_id=player_id, unit=unit, amount=amount
-                )
-            )
-        else:
-            db.execute(
-                update(balance).where(*where, balance.c.unit == unit).values(amount=found + amount)
-            )
+    season_ids, player_ids = [*seasons, *seasons.values()], [*players, *players.values()]
+    touched = balance.c.season_id.in_(season_ids) | balance.c.player_id.in_(player_ids)
+    totals: dict[tuple[int, int, str], Fraction] = defaultdict(Fraction)
+    for row in db.execute(select(balance).where(touched)).all():
+        pid = players.get(row.player_id, row.player_id)
+        totals[(seasons.get(row.season_id, row.season_id), pid, row.unit)] += row.amount
+    db.execute(delete(balance).where(touched))
+    keys = ("season_id", "player_id", "unit")
+    rows = [dict(zip(keys, key, strict=True)) | {"amount": total} for key, total in totals.items()]
+    if rows:
+        db.execute(insert(balance), rows)
     for table, gone in ((season, seasons), (player, players)):
         if gone:
             db.execute(delete(table).where(table.c.id.in_(list(gone))))

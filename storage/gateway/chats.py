@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from sqlalchemy import and_, bindparam, delete, func, insert, select, update
@@ -13,6 +14,7 @@ from storage.models import (
     ChatRow,
     SeasonRow,
     TableRow,
+    app_link,
     chat,
     event,
     game_table,
@@ -209,3 +211,29 @@ def chats_and_hands(db: Connection) -> tuple[int, int]:
     hands = select(func.count()).select_from(event).where(*live).scalar_subquery()
     found = db.execute(select(chats, hands)).one()
     return int(found[0]), int(found[1])
+
+
+TOKEN_BYTES = 24  # the Mini App's tokens: 32 URL-safe characters (Telegram's startapp allows 512)
+_TOKEN = select(app_link.c.token).where(
+    app_link.c.chat_id == bindparam("chat_id"), app_link.c.thread_id == bindparam("thread_id")
+)
+_PLACE = select(app_link.c.chat_id, app_link.c.thread_id).where(
+    app_link.c.token == bindparam("token")
+)
+
+
+def app_token(db: Connection, chat_id: int, thread_id: int) -> str:
+    """The Mini App's token of a chat and forum topic (the `startapp` of its link: random, not
+    derived from the chat), made on first use (the chat's row is locked)."""
+    found = db.scalar(_TOKEN, {"chat_id": chat_id, "thread_id": thread_id})
+    if found is not None:
+        return str(found)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    db.execute(insert(app_link).values(token=token, chat_id=chat_id, thread_id=thread_id))
+    return token
+
+
+def app_place(db: Connection, token: str) -> tuple[int, int] | None:
+    """The (chat id, thread id) a Mini App token opens, or None."""
+    row = db.execute(_PLACE, {"token": token}).first()
+    return None if row is None else (int(row[0]), int(row[1]))

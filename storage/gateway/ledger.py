@@ -11,7 +11,7 @@ from sqlalchemy import String, and_, bindparam, case, func, insert, select, type
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind
-from storage.gateway import Upsert, marks, shaped
+from storage.gateway import Upsert, every, first, marks, shaped
 from storage.models import (
     BalanceRow,
     ChatRow,
@@ -131,14 +131,9 @@ _SEATED = (
 _SEASON_BALANCES = select(balance).where(balance.c.season_id == bindparam("season_id"))
 
 
-_EVENT_COLUMNS = event.c.keys()
-
-
-def _event(row: Any) -> EventRow:
-    values = dict(zip(_EVENT_COLUMNS, row, strict=True))
-    if values["data"] is None:  # a hand read in a table's tail, without its data
-        values["data"] = {}
-    return EventRow(**values)
+def _tail_event(row: Any) -> EventRow:
+    """A table's tail's event (a hand without its data)."""
+    return EventRow(**{**row._mapping, "data": row.data or {}})
 
 
 def add_event(
@@ -184,8 +179,7 @@ def mark_undone(db: Connection, event_id: int, undo_id: int) -> None:
 
 
 def event_by_id(db: Connection, event_id: int) -> EventRow | None:
-    row = db.execute(_BY_ID, {"event_id": event_id}).first()
-    return None if row is None else _event(row)
+    return first(EventRow, db.execute(_BY_ID, {"event_id": event_id}))
 
 
 def last_live_event(
@@ -193,21 +187,19 @@ def last_live_event(
 ) -> EventRow | None:
     """The table's newest event of the season of these kinds that is not undone, with its data."""
     params = {"table_id": table_id, "season_id": season_id, "kinds": [k.value for k in kinds]}
-    row = db.execute(_LAST_LIVE, params).first()
-    return None if row is None else _event(row)
+    return first(EventRow, db.execute(_LAST_LIVE, params))
 
 
 def hand_by_number(db: Connection, table_id: int, season_id: int, hand_no: int) -> EventRow | None:
     """A table's hand of the season by its number, undone or not."""
     params = {"table_id": table_id, "season_id": season_id, "hand_no": hand_no}
-    row = db.execute(_HAND_BY_NO, params).first()
-    return None if row is None else _event(row)
+    return first(EventRow, db.execute(_HAND_BY_NO, params))
 
 
 def kongs_of_hand(db: Connection, hand: EventRow) -> list[EventRow]:
     """The live kongs a hand settled: its table's, after the live hand before it."""
     params = {"table_id": hand.table_id, "season_id": hand.season_id, "seq": hand.seq}
-    return [_event(row) for row in db.execute(_KONGS_OF_HAND, params)]
+    return every(EventRow, db.execute(_KONGS_OF_HAND, params))
 
 
 def live_tail(db: Connection, table_id: int, season_id: int) -> list[EventRow]:
@@ -219,7 +211,7 @@ def live_tail(db: Connection, table_id: int, season_id: int) -> list[EventRow]:
     while True:
         rows = db.execute(_TAIL, params).all()
         for row in rows:
-            tail.append(_event(row))
+            tail.append(_tail_event(row))
             if tail[-1].kind == EventKind.HAND:
                 return tail
         if len(rows) < params["page"]:
@@ -230,7 +222,7 @@ def live_tail(db: Connection, table_id: int, season_id: int) -> list[EventRow]:
 def hands(db: Connection, season_id: int, *, limit: int | None = None) -> list[EventRow]:
     """The season's hands and transfers, undone ones too, newest first."""
     params = {"season_id": season_id, "limit": NEWEST if limit is None else limit}
-    return [_event(row) for row in db.execute(_HANDS, params)]
+    return every(EventRow, db.execute(_HANDS, params))
 
 
 def transfers_of(db: Connection, event_ids: Sequence[int]) -> dict[int, list[TransferRow]]:
@@ -238,7 +230,7 @@ def transfers_of(db: Connection, event_ids: Sequence[int]) -> dict[int, list[Tra
     out: dict[int, list[TransferRow]] = {}
     if event_ids:
         for row in db.execute(_TRANSFERS_OF, {"ids": list(event_ids)}):
-            out.setdefault(row.event_id, []).append(shaped(TransferRow, transfer, row))
+            out.setdefault(row.event_id, []).append(TransferRow(**row._mapping))
     return out
 
 
@@ -320,8 +312,7 @@ def seated_with_balances(
 
 def balances(db: Connection, season_id: int) -> list[BalanceRow]:
     """The season's balances, every unit."""
-    rows = db.execute(_SEASON_BALANCES, {"season_id": season_id})
-    return [shaped(BalanceRow, balance, row) for row in rows]
+    return every(BalanceRow, db.execute(_SEASON_BALANCES, {"season_id": season_id}))
 
 
 # --- a season's whole ledger, streamed (/chart, /export): lean rows, never all in memory ---

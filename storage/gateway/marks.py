@@ -1,12 +1,5 @@
-"""Balance marks: every `MARK_EVERY`-th event of a chat, a copy of its season's balances as
-they stood just before it (revision 0013), so /chart reads a few hundred marks instead of the
-season's whole ledger.
-
-A mark is never changed. It holds the records before its event that were live then; an undo
-written later (after the mark's event) of a record before it is subtracted when the marks are
-read (`undone_after`): undone records are few. With each balance, a mark keeps the unit's count
-of live records (hands and transfers) at that point: where it is drawn.
-"""
+"""Balance marks: every `MARK_EVERY`-th event of a chat, a copy of its season's balances just
+before it, so /chart reads a few hundred marks, not the season (docs/storage.md)."""
 
 from __future__ import annotations
 

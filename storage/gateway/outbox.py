@@ -1,12 +1,5 @@
-"""The outbox: Bot API calls waiting to be sent, each held by one sender at a time.
-
-A sender (one per process, known by its number) holds calls under a short lease. A chat's calls
-go out in order: a sender writes its own update's calls held by itself (it keeps them, and
-sends them in order) unless the chat has calls waiting that it does not hold; those are left
-free, and a sender takes a chat's free call only when no earlier unsent call of that chat is
-held by a sender. On PostgreSQL the outbox's writes are taken one transaction at a time (an
-advisory lock), so two workers never take two calls of one chat at once.
-"""
+"""The outbox: Bot API calls waiting to be sent, each held by one sender at a time, a chat's in
+order (docs/storage.md)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.gateway import shaped
+from storage.gateway import every, first, shaped
 from storage.models import PlayerRow, balance, player
 
 _BY_IDS = select(player).where(player.c.id.in_(bindparam("ids", expanding=True)))
@@ -42,18 +42,18 @@ def players_by_id(db: Connection, ids: Iterable[int]) -> dict[int, PlayerRow]:
 
 def players_of_chat(db: Connection, chat_id: int) -> list[PlayerRow]:
     """Everyone who ever played in the chat, oldest first."""
-    return [shaped(PlayerRow, player, row) for row in db.execute(_OF_CHAT, {"chat_id": chat_id})]
+    return every(PlayerRow, db.execute(_OF_CHAT, {"chat_id": chat_id}))
 
 
 def player_of_user(db: Connection, chat_id: int, user_id: int) -> PlayerRow | None:
-    row = db.execute(_OF_USER, {"chat_id": chat_id, "user_id": user_id}).first()
-    return None if row is None else shaped(PlayerRow, player, row)
+    return first(PlayerRow, db.execute(_OF_USER, {"chat_id": chat_id, "user_id": user_id}))
 
 
 def guests_where(db: Connection, chat_id: int, *, username: str) -> list[PlayerRow]:
     """The chat's guests linked to this @username (case ignored), oldest first."""
-    rows = db.execute(_GUESTS_OF, {"chat_id": chat_id, "username": username.lower()})
-    return [shaped(PlayerRow, player, row) for row in rows]
+    return every(
+        PlayerRow, db.execute(_GUESTS_OF, {"chat_id": chat_id, "username": username.lower()})
+    )
 
 
 def add_player(
@@ -73,8 +73,7 @@ def save_player(db: Connection, row: PlayerRow) -> None:
 
 
 def player_in_chat(db: Connection, chat_id: int, player_id: int) -> PlayerRow | None:
-    row = db.execute(_IN_CHAT, {"chat_id": chat_id, "player_id": player_id}).first()
-    return None if row is None else shaped(PlayerRow, player, row)
+    return first(PlayerRow, db.execute(_IN_CHAT, {"chat_id": chat_id, "player_id": player_id}))
 
 
 def has_played(db: Connection, player_id: int) -> bool:

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.gateway import shaped
+from storage.gateway import every, first, shaped
 from storage.models import TableRow, game_table
 
 _OPEN = (game_table.c.chat_id == bindparam("chat"), game_table.c.closed_at.is_(None))
@@ -23,19 +23,16 @@ _CHANGE = update(game_table).where(game_table.c.id == bindparam("table_id"))
 
 def open_table(db: Connection, chat_id: int, thread_id: int) -> TableRow | None:
     """The open table of a chat or forum topic."""
-    row = db.execute(_OPEN_TABLE, {"chat": chat_id, "thread": thread_id}).first()
-    return None if row is None else shaped(TableRow, game_table, row)
+    return first(TableRow, db.execute(_OPEN_TABLE, {"chat": chat_id, "thread": thread_id}))
 
 
 def open_tables(db: Connection, chat_id: int) -> list[TableRow]:
     """The chat's open tables, in every topic."""
-    rows = db.execute(_OPEN_TABLES, {"chat": chat_id})
-    return [shaped(TableRow, game_table, row) for row in rows]
+    return every(TableRow, db.execute(_OPEN_TABLES, {"chat": chat_id}))
 
 
 def table_by_id(db: Connection, table_id: int) -> TableRow | None:
-    row = db.execute(_BY_ID, {"table_id": table_id}).first()
-    return None if row is None else shaped(TableRow, game_table, row)
+    return first(TableRow, db.execute(_BY_ID, {"table_id": table_id}))
 
 
 def close_table(db: Connection, chat_id: int, thread_id: int, when: datetime) -> None:
