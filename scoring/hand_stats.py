@@ -10,6 +10,7 @@ Definitions (as /stats shows them):
 - deal-ins: hands won on a player's tile (one, however many won on it): the discarder recorded,
   else (人胡 with none given) the one player who paid the win.
 - pairs (mahjong): what each player paid each other (every payment), for head-to-head.
+- people: the hand's players (every game): whom one plays with most (/me).
 - 510K: first out; results (a scored hand, or a finished marathon) of the people at it, and
   wins: the winning team's two players (four players) or the winner (three).
 - free rounds (`/s`, in their unit `free` or `free:<name>`, as recorded in `data["unit"]`):
@@ -46,6 +47,7 @@ class HandStats:
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
     wins: list[tuple[int, Fraction | int]] = field(default_factory=list)  # (winner, value)
     pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
+    people: frozenset[int] = frozenset()
 
     def add(self, pid: int, counter: str) -> None:
         counts = self.counts.get(pid)
@@ -69,6 +71,7 @@ def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) 
     else:
         out = HandStats("510k")
         _k510(out, data, seats, people)
+    out.people = frozenset(people)
     return out
 
 

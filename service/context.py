@@ -27,3 +27,4 @@ class Ctx:
     is_admin: bool = False  # group admin (creator, administrator, anonymous admin) or private chat
     update_id: int | None = None  # for exactly-once recording
     text: str = ""  # the command as typed
+    chat_title: str | None = None  # the group's title in the update (kept for /me)

@@ -14,10 +14,24 @@ from typing import Any, TypeVar
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.games import EventKind
-from service import admin, free, glance, identity, insight, k510, ledger, mahjong, tables, views
+from service import (
+    admin,
+    cards,
+    free,
+    glance,
+    identity,
+    insight,
+    k510,
+    ledger,
+    mahjong,
+    me,
+    rating,
+    tables,
+    views,
+)
 from service.context import Ctx
 from service.errors import N_
-from service.replies import HandView, HelpView, Info, Recorded, Reply
+from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
     Chart,
     Claim,
@@ -29,13 +43,16 @@ from service.requests import (
     Join,
     Link,
     Liuju,
+    Me,
     NewTable,
     Pay,
+    Rating,
     Report,
     Request,
     Reset,
     Rules,
     Score,
+    SeasonCard,
     Seasons,
     Seats,
     SetDealer,
@@ -44,6 +61,7 @@ from service.requests import (
     ShowPlayers,
     Standings,
     Stats,
+    Summary,
     Undo,
     Unlink,
 )
@@ -130,7 +148,11 @@ class Service:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
         with any the new id has already (see `storage.gateway.chat_move`)."""
         with self.uow.transaction() as db:
-            return chat_move.move_chat(db, old_id, new_id)
+            moved = chat_move.move_chat(db, old_id, new_id)
+            kept = chats.get_chat(db, new_id)
+            if moved == "merged" and kept is not None and kept.rating:
+                rating.rebuild(db, new_id)  # the view of the ledger, made anew
+            return moved
 
     def try_out(self, ctx: Ctx, request: Request) -> Answer:
         """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`
@@ -162,6 +184,9 @@ class Service:
         self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
+        if ctx.chat_title and ctx.chat_title != work.chat.title:  # /me names groups by it
+            work.chat.title = ctx.chat_title
+            chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
             return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
         reply = use_case(tx, request)
@@ -207,6 +232,15 @@ class Service:
                 return insight.chart_data(db, ctx.chat_id, request)
             case Export():
                 return insight.export_rows(db, ctx.chat_id, request)
+            case Me():
+                private = ctx.actor.user_id is not None and ctx.actor.user_id == ctx.chat_id
+                return me.me(db, ctx.chat_id) if private else MeElsewhere()
+            case Rating():
+                return rating.rating_view(db, ctx.chat_id)
+            case Summary():
+                return cards.night(db, ctx.chat_id)
+            case SeasonCard():
+                return cards.season_card(db, ctx.chat_id, request.season)
         raise TypeError(f"no use case for {type(request).__name__}")
 
     @staticmethod

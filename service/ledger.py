@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game
+from service import rating
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, UndoAsk, Undone
 from service.requests import Undo
@@ -114,6 +115,8 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
     if target.kind == EventKind.HAND:
         stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
+        if tx.chat.rating:
+            rating.uncounted(tx.db, tx.chat.id, target, transfers)
     dealer = None
     if (
         newest
@@ -213,6 +216,8 @@ def pay_out(
     )
     if event.kind == EventKind.HAND:
         stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)
+        if tx.chat.rating:
+            rating.counted(tx.db, tx.chat.id, event, transfers)
     return after
 
 

@@ -362,6 +362,129 @@ class ExportData:
         return f"jifen-season-{self.season}.csv"
 
 
+# --- /me, /rating, the night's and the season's card (service.me, .rating, .cards) --------
+
+
+@dataclass(frozen=True)
+class MeCounts:
+    """A member's record in one game over some seasons: balance and /stats' counters."""
+
+    net: Fraction
+    hands: int  # hands, 510K hands, free rounds
+    wins: int  # mahjong wins, 510K results won, free rounds won
+    self_draws: int = 0
+    deal_ins: int = 0
+    first_out: int = 0
+    results: int = 0  # 510K results taken part in
+    biggest: Fraction | None = None  # the best hand (mahjong) or round (free) won
+
+
+@dataclass(frozen=True)
+class MeGame:
+    unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
+    season: MeCounts  # the season in play
+    all_time: MeCounts  # every season, the one in play included
+
+
+@dataclass(frozen=True)
+class MeGroup:
+    """A member's own record in one group, as that group's /standings and /stats show it."""
+
+    title: str | None  # the group's title as last seen (None: not seen since it was kept)
+    name: str  # the member's player's name there
+    season: int  # the number of the season in play
+    games: tuple[MeGame, ...]
+    mates: tuple[tuple[str, int], ...]  # whom they played with most: (name, hands together)
+    head_to_head: tuple[tuple[str, Fraction, Fraction], ...]  # mahjong, all time: (name,
+    # paid them, got from them), largest difference first
+
+
+@dataclass(frozen=True)
+class MeView:
+    groups: tuple[MeGroup, ...]
+
+
+@dataclass(frozen=True)
+class MeElsewhere:
+    """`/me` in a group: the record is told in the private chat, never here."""
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    name: str
+    ordinal: float  # openskill's conservative estimate, mu - 3 sigma
+    sittings: int
+    change: float | None  # by the game's last sitting, if they played it
+
+
+@dataclass(frozen=True)
+class RatedSitting:
+    """One sitting as it moved the rating: each player's place (1: best net) and change."""
+
+    at: datetime  # its first hand
+    hands: int
+    places: tuple[tuple[str, int, float], ...]  # (name, place, change of the ordinal)
+
+
+@dataclass(frozen=True)
+class RatingGame:
+    unit: str
+    lines: tuple[RatingLine, ...]  # best first
+    recent: tuple[RatedSitting, ...]  # newest first
+
+
+@dataclass(frozen=True)
+class RatingView:
+    games: tuple[RatingGame, ...]
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
+class CardLine:
+    name: str
+    nets: tuple[tuple[str, Fraction], ...]  # (unit, net) for each game of the card it played
+    money: Fraction | None  # the nets times the stake, added up (510K squared per hand)
+    hands: int
+    wins: int
+
+
+@dataclass(frozen=True)
+class CardHand:
+    """The card's biggest hand: who won it, in which game, the winner's net for it."""
+
+    name: str
+    unit: str
+    amount: Fraction
+    hand_no: int | None
+
+
+@dataclass(frozen=True)
+class Card:
+    """A picture of a night (`season` None) or of a season: each player's nets per game and in
+    money, the biggest hand, the most wins, who pays whom; a season's also the longest run of
+    hands won in a row."""
+
+    title: str | None  # the chat's title
+    season: int | None  # a season's card: its number
+    start: datetime
+    end: datetime
+    tz: str
+    units: tuple[str, ...]  # the games, in the order of the sections
+    hands: tuple[tuple[str, int], ...]  # (unit, hands played)
+    lines: tuple[CardLine, ...]  # best first
+    biggest: tuple[CardHand, ...]  # per game that has wins of a value (mahjong, free)
+    most_wins: tuple[tuple[str, int], ...]  # the players with the most wins, and how many
+    plan: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]  # ("money" or a unit,
+    # transfers): in money when a stake is set, else per game in points
+    stake: Fraction | None
+    streak: tuple[tuple[str, int], ...] = ()  # a season's: the longest run of hands won
+
+    @property
+    def filename(self) -> str:
+        when = self.end.strftime("%Y-%m-%d")
+        return f"jifen-season-{self.season}.png" if self.season else f"jifen-{when}.png"
+
+
 Reply = (
     Recorded
     | StatsView
@@ -384,4 +507,8 @@ Reply = (
     | RulesView
     | HelpView
     | Info
+    | MeView
+    | MeElsewhere
+    | RatingView
+    | Card
 )

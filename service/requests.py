@@ -219,6 +219,7 @@ class Setting(StrEnum):
     SISUANG = "sisuang"
     ZEROSUM = "zerosum"
     TZ = "tz"
+    RATING = "rating"
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,28 @@ class SetOption:
     key: Setting
     value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
     # tz an IANA zone name as zoneinfo spells it
+
+
+@dataclass(frozen=True)
+class Me:
+    """`/me` in a private chat (or `/start me`): the sender's own record in every group."""
+
+
+@dataclass(frozen=True)
+class Rating:
+    """`/rating`: the chat's skill ratings per game, when `/set rating on`."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """`/summary`: the night's card (the chat's hands since play last paused for six hours)."""
+
+
+@dataclass(frozen=True)
+class SeasonCard:
+    """The season's card (sent when `/reset` archives it): None, the season in play."""
+
+    season: int | None = None
 
 
 Request = (
@@ -256,4 +279,8 @@ Request = (
     | Seasons
     | SetOption
     | OpenApp
+    | Me
+    | Rating
+    | Summary
+    | SeasonCard
 )

@@ -36,6 +36,8 @@ class ChatRow(SQLModel):
     sisuang: bool = Field(default=False, sa_column_kwargs=OFF)
     zerosum: bool = Field(default=False, sa_column_kwargs=OFF)
     tz: str = Field(default="UTC", sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of times
+    title: str | None = None  # the group's title as last seen (/me names groups by it)
+    rating: bool = Field(default=False, sa_column_kwargs=OFF)  # /rating kept and shown
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
@@ -67,7 +69,7 @@ class PlayerRow(SQLModel):
 
 
 class Player(PlayerRow, table=True):
-    __table_args__ = (UniqueConstraint("chat_id", "user_id"),)
+    __table_args__ = (UniqueConstraint("chat_id", "user_id"), Index("ix_player_user", "user_id"))
 
 
 class TableRow(SQLModel):
@@ -252,6 +254,38 @@ class StatHands(SQLModel, table=True):
     undone: int = Field(sa_column_kwargs=sql_default("0"))
 
 
+class StatMate(SQLModel, table=True):
+    """How many live hands of a season two players were at together, per ordered pair (/me:
+    whom one plays most), kept like the other counters (revision 0023)."""
+
+    __tablename__ = "stat_mate"
+
+    season_id: int = Field(foreign_key="season.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    mate_id: int = Field(foreign_key="player.id", primary_key=True)
+    hands: int = Field(sa_column_kwargs=sql_default("0"))
+
+
+class RatingSittingRow(SQLModel):
+    """A sitting of a game in a chat as /rating counts it (`service.rating`): the players' nets
+    and live hands (`nets`: player id → [net, hands]) and everyone's rating after it
+    (`ratings`: player id → [mu, sigma, sittings]). A view of the ledger, rebuilt at will."""
+
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", primary_key=True)
+    unit: str = Field(primary_key=True)
+    first_seq: int = Field(primary_key=True)  # its first hand's event number
+    table_id: int
+    first_at: datetime
+    last_at: datetime
+    hands: int
+    nets: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    ratings: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+
+
+class RatingSitting(RatingSittingRow, table=True):
+    __tablename__ = "rating_sitting"
+
+
 class BalanceMark(SQLModel, table=True):
     """A season's non-zero balances just before its chat's event `seq`, written with that event
     every `storage.gateway.marks.MARK_EVERY` events and never changed (revision 0013); `played`:
@@ -331,6 +365,8 @@ stat_player = core_table(StatPlayer)
 stat_win = core_table(StatWin)
 stat_pair = core_table(StatPair)
 stat_hands = core_table(StatHands)
+stat_mate = core_table(StatMate)
+rating_sitting = core_table(RatingSitting)
 balance_mark = core_table(BalanceMark)
 app_link = core_table(AppLink)
 outbox = core_table(Outbox)

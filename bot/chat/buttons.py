@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
-from bot.chat import score_buttons, wizard
+from bot.chat import beyond, score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons, send
 from bot.chat.run import renderer_for, run
 from bot.commands.callback_data import new_request, parse_press, press_key
@@ -102,6 +102,7 @@ async def confirmed(
     await answer(query)
     await drop_buttons(query)
     await send(message, renderer.render(reply))
+    await beyond.season_card_after(update, context, message, renderer, reply)
 
 
 async def claim(
@@ -137,4 +138,5 @@ ACTIONS: Mapping[str, Press] = {
     "me": claim,
     "reset": reset,
     "cancel": cancel,
+    "card": beyond.on_card_button,  # the night's card, offered under /settle
 }

@@ -10,6 +10,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import ContextTypes, filters
 
+from bot.chat import beyond
 from bot.chat import handlers as h
 from bot.chat.origin import typed_command
 
@@ -32,18 +33,21 @@ COMMANDS: Mapping[str, Handler] = {
     "players": h.on_tables,
     "standings": h.on_views,
     "history": h.on_views,
-    "settle": h.on_views,
+    "settle": beyond.on_settle,
     "stats": h.on_views,
     "seasons": h.on_views,
     "chart": h.on_files,
     "export": h.on_files,
     "set": h.on_admin,
-    "reset": h.on_admin,
+    "reset": beyond.on_reset,
     "link": h.on_admin,
     "unlink": h.on_admin,
     "app": h.on_app,
-    "help": h.on_help,
+    "help": beyond.on_help,
     "rules": h.on_help,
+    "me": beyond.on_me,
+    "rating": h.on_views,
+    "summary": beyond.on_summary,
 }
 #: A command of no family: an unknown word, a near miss ("/hu-x").
 UNKNOWN: Handler = h.on_unknown

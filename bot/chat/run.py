@@ -77,5 +77,6 @@ async def run(
         is_admin=await is_admin(update, context) if needs_admin_check(request) else False,
         update_id=update.update_id if once_key is None else once_key,
         text=text,
+        chat_title=chat.title,
     )
     return await service(context).perform(ctx, request)

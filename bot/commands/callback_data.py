@@ -63,6 +63,11 @@ def claim_data(player_id: int, user_id: int) -> str:
     return f"{VERSION}:me:{player_id}.{user_id}"
 
 
+def card_data() -> str:
+    """The night's card (offered under /settle)."""
+    return f"{VERSION}:card"
+
+
 def cancel_data() -> str:
     return f"{VERSION}:cancel"
 
@@ -93,7 +98,7 @@ def parse_press(data: str | None) -> Press | None:
         ids = arg.split(".")
         valid = len(ids) == 2 and all(i.isascii() and i.isdigit() and len(i) <= 19 for i in ids)
         return Press(action, arg) if valid else None
-    if action == "cancel":
+    if action in ("cancel", "card"):
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state

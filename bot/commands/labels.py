@@ -59,4 +59,5 @@ SETTING = {
     "sisuang": N_("死双 sealed liability doubled"),
     "zerosum": N_("zero-sum 510K scores"),
     "tz": N_("time zone"),
+    "rating": N_("skill rating (/rating)"),
 }

@@ -23,7 +23,9 @@ from service.requests import (
     Export,
     Help,
     Liuju,
+    Me,
     OpenApp,
+    Rating,
     Request,
     Rules,
     Seasons,
@@ -31,6 +33,7 @@ from service.requests import (
     ShowPlayers,
     Standings,
     Stats,
+    Summary,
 )
 
 __all__ = [
@@ -66,6 +69,10 @@ _COMMAND_NAMES: dict[str, str] = {
     "记": "s",
     "记分": "s",
     "付": "pay",
+    "我的": "me",
+    "评分": "rating",
+    "战报": "summary",
+    "总结": "summary",
 }
 
 #: The Latin command names accepted (Telegram commands), aliases included.
@@ -101,6 +108,11 @@ def _lenient(make: Callable[[], Request]) -> _Handler:
     return lambda args: make()
 
 
+def _start(args: str) -> Request:
+    """/help, and /start: with the deep link `?start=me` (`/start me`), the sender's record."""
+    return Me() if args.strip().lower() == "me" else Help()
+
+
 def _seasonal(make: Callable[[int | None], Request], name: str) -> _Handler:
     """A command taking an optional season number."""
     return lambda args: make(views.season_arg(args, USAGE[name]))
@@ -126,13 +138,16 @@ _HANDLERS: dict[str, _Handler] = {
     "chart": _seasonal(Chart, "chart"),
     "export": _seasonal(Export, "export"),
     "rules": _lenient(Rules),
-    "help": _lenient(Help),
+    "help": _start,
     "reset": admin.parse_reset,
     "seasons": _bare(Seasons, "seasons"),
     "app": _bare(OpenApp, "app"),
     "set": admin.parse_set,
     "s": free.parse_score,
     "pay": free.parse_pay,
+    "me": _bare(Me, "me"),
+    "rating": _bare(Rating, "rating"),
+    "summary": _bare(Summary, "summary"),
 }
 
 

@@ -64,10 +64,13 @@ USAGE: dict[str, str] = {
     "app": N_("/app"),
     "set": N_(
         "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
-        "/set tz Asia/Shanghai"
+        "/set tz Asia/Shanghai · /set rating on|off"
     ),
     "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
     "pay": N_("/pay <payer> <payee> <amount>"),
+    "me": N_("/me (in a private chat with the bot)"),
+    "rating": N_("/rating"),
+    "summary": N_("/summary"),
 }
 
 DIGITS = re.compile(r"[0-9]+")

@@ -126,6 +126,7 @@ SETTINGS = aliases(
         Setting.SISUANG: ("sisuang", "死双"),
         Setting.ZEROSUM: ("zerosum", "零和"),
         Setting.TZ: ("tz", "timezone", "时区"),
+        Setting.RATING: ("rating", "elo", "评分", "等级分"),
     }
 )
 LANGS = aliases(
@@ -164,7 +165,7 @@ EXTRA_LIST = (
 KONG_LIST = "an 暗杠 · ming 明杠 · bu 补杠"
 GAME_LIST = "mahjong 麻将 · 510k 五十k · 510k3 · free 自由"
 NEW_LIST = f"{GAME_LIST} · 3 三人 · sisuang 死双 · marathon 连打 · zerosum 零和"
-SETTING_LIST = "stake · lang · sisuang · zerosum · tz"
+SETTING_LIST = "stake · lang · sisuang · zerosum · tz · rating"
 LANG_LIST = "zh 中文 · en english"
 SWITCH_LIST = "on 开 · off 关"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from urllib.parse import urljoin
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MenuButtonWebApp, WebAppInfo
 from telegram.constants import ChatType
@@ -46,6 +47,13 @@ async def open_app(
         button = InlineKeyboardButton(label, url=link(context.bot.username, config.app_name, token))
     text = renderer._(N_("Standings, chart, history and recording by taps:"))
     return Out(text), InlineKeyboardMarkup([[button]])
+
+
+def me_page(context: ContextTypes.DEFAULT_TYPE) -> str | None:
+    """The Mini App's /me page (opened from the private chat), when the app is set up."""
+    config: Settings = context.bot_data["settings"]
+    page = config.app_page
+    return urljoin(page, "me.html") if config.app_name and page else None
 
 
 async def set_menu_button(application: AnyApplication, config: Settings) -> None:

@@ -9,6 +9,7 @@ fallback for the characters the CJK font lacks.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import logging
 import threading
@@ -40,6 +41,7 @@ SYSTEM_CJK = (  # installed fonts that cover Chinese, best first
     "Noto Sans CJK JP",
 )
 FALLBACK = "DejaVu Sans"
+EMOJI_PACKAGE, EMOJI_FILE = "manimgx_fonts", "NotoEmoji[wght].ttf"  # Noto Emoji (OFL), monochrome
 DPI = 110
 # Inches: the plot, the margin left of it, each game's row (its title, plot, axis label), the
 # figure's title above the rows.
@@ -81,10 +83,25 @@ def cjk_family() -> str | None:
         return found
 
 
+@cache
+def emoji_family() -> str | None:
+    """The family name of the emoji font (registered once), from the `manimgx-fonts`
+    dependency; None: not installed."""
+    spec = importlib.util.find_spec(EMOJI_PACKAGE)
+    folder = Path(spec.origin).parent if spec is not None and spec.origin else None
+    path = folder / EMOJI_FILE if folder is not None else None
+    if path is None or not path.is_file():
+        log.warning("no emoji font found: emoji in names will show as boxes in pictures")
+        return None
+    with _lock:
+        font_manager.fontManager.addfont(str(path))
+        return font_manager.get_font([str(path)]).family_name
+
+
 def families() -> list[str]:
-    """The font chain of every text of the chart: the CJK font, then DejaVu Sans."""
-    cjk = cjk_family()
-    return [cjk, FALLBACK] if cjk else [FALLBACK]
+    """The font chain of every text of the pictures: the CJK font, the emoji font, then
+    DejaVu Sans (for what neither has)."""
+    return [name for name in (cjk_family(), emoji_family(), FALLBACK) if name]
 
 
 def font(size: float | None = None) -> FontProperties:

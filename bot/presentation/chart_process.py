@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from service.replies import ChartData
+from service.replies import Card, ChartData
 
 IDLE_S = 300.0  # the drawing process ends after this long without a picture
 
@@ -27,6 +27,13 @@ def draw(
     return render_chart(data, title, unit_titles=unit_titles, xlabel=xlabel, empty=empty)
 
 
+def draw_card(card: Card, lang: str) -> bytes:
+    """The night's or the season's card as PNG (blocking; runs in the drawing process)."""
+    from bot.presentation.card import render_card
+
+    return render_card(card, lang)
+
+
 class Drawer:
     """The drawing process: started by the first picture, ended `idle_s` after the last."""
 
@@ -38,6 +45,10 @@ class Drawer:
 
     async def draw(self, data: ChartData, *texts: Any) -> bytes:
         """`draw` in the drawing process, awaited without blocking the loop."""
+        return await self.run(draw, data, *texts)
+
+    async def run(self, work: Callable[..., bytes], *args: Any) -> bytes:
+        """`work(*args)` (a picture) in the drawing process, awaited without blocking."""
         loop = asyncio.get_running_loop()
         if self._retiring is not None:
             self._retiring.cancel()
@@ -46,10 +57,10 @@ class Drawer:
             self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         self.drawing += 1
         try:
-            return await loop.run_in_executor(self.pool, draw, data, *texts)
+            return await loop.run_in_executor(self.pool, work, *args)
         except BrokenProcessPool:
             self.pool = None  # the next picture starts another process; this one draws here
-            return await asyncio.to_thread(draw, data, *texts)
+            return await asyncio.to_thread(work, *args)
         finally:
             self.drawing -= 1
             if self.drawing == 0 and self.pool is not None:
@@ -69,3 +80,8 @@ _drawer = Drawer()
 async def draw_apart(data: ChartData, *texts: Any) -> bytes:
     """`draw` in the bot's drawing process."""
     return await _drawer.draw(data, *texts)
+
+
+async def draw_card_apart(card: Card, lang: str) -> bytes:
+    """`draw_card` in the bot's drawing process."""
+    return await _drawer.run(draw_card, card, lang)

@@ -20,6 +20,7 @@ from bot.commands.callback_data import (
 )
 from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, translator
+from bot.presentation import render_beyond
 from bot.presentation.numbers import fmt
 from bot.presentation.render_free import (
     free_lines,
@@ -584,3 +585,17 @@ class Renderer:
 
     def _helpview(self, v: r.HelpView) -> Out:
         return Out(help_text(self._))
+
+    # --- /me, /rating, the cards (bot.presentation.render_beyond) ---------------------------
+
+    def _meview(self, v: r.MeView) -> Out:
+        return Out(render_beyond.me_text(self._, v))
+
+    def _meelsewhere(self, v: r.MeElsewhere) -> Out:
+        return Out(self._(render_beyond.ME_PRIVATE))
+
+    def _ratingview(self, v: r.RatingView) -> Out:
+        return Out(render_beyond.rating_text(self._, v))
+
+    def _card(self, v: r.Card) -> Out:
+        return Out(render_beyond.card_caption(self._, v))

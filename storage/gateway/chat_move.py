@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.gateway import chats, marks, stats
+from storage.gateway import chats, marks, ratings, stats
 from storage.models import (
     ChatRow,
     app_link,
@@ -78,6 +78,8 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
         select(func.coalesce(func.max(event.c.seq), 0)).where(event.c.chat_id == old.id)
     )
     ids = _ids(db, season, new.id)
+    for gone in (old.id, new.id):  # /rating's view: the service builds it anew for the new chat
+        ratings.drop(db, gone)
     moved_events = db.scalar(select(func.count()).where(event.c.chat_id == new.id))
     # The new chat's events after the old chat's (through negatives: no collision on the way).
     db.execute(update(event).where(event.c.chat_id == new.id).values(seq=-event.c.seq))

@@ -15,6 +15,7 @@ _OF_CHAT = select(player).where(player.c.chat_id == bindparam("chat_id")).order_
 _OF_USER = select(player).where(
     player.c.chat_id == bindparam("chat_id"), player.c.user_id == bindparam("user_id")
 )
+_EVERYWHERE = select(player).where(player.c.user_id == bindparam("user_id")).order_by(player.c.id)
 _GUESTS_OF = (
     select(player)
     .where(
@@ -47,6 +48,11 @@ def players_of_chat(db: Connection, chat_id: int) -> list[PlayerRow]:
 
 def player_of_user(db: Connection, chat_id: int, user_id: int) -> PlayerRow | None:
     return first(PlayerRow, db.execute(_OF_USER, {"chat_id": chat_id, "user_id": user_id}))
+
+
+def players_of_user(db: Connection, user_id: int) -> list[PlayerRow]:
+    """A Telegram user's players, one per chat they play in, oldest first."""
+    return every(PlayerRow, db.execute(_EVERYWHERE, {"user_id": user_id}))
 
 
 def guests_where(db: Connection, chat_id: int, *, username: str) -> list[PlayerRow]:

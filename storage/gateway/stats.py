@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import BindParameter, Table, bindparam, delete, or_, select
+from sqlalchemy import BindParameter, Table, bindparam, delete, func, or_, select
 from sqlalchemy.engine import Connection
 
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
 from storage.gateway import Upsert
-from storage.models import TransferRow, stat_hands, stat_pair, stat_player, stat_win
+from storage.models import TransferRow, stat_hands, stat_mate, stat_pair, stat_player, stat_win
 
 #: Each statistics table: its key columns, and the columns that add up.
 STAT_TABLES: dict[str, tuple[Table, tuple[str, ...], tuple[str, ...]]] = {
@@ -23,8 +23,11 @@ STAT_TABLES: dict[str, tuple[Table, tuple[str, ...], tuple[str, ...]]] = {
     "stat_win": (stat_win, ("season_id", "unit", "player_id", "value"), ("times",)),
     "stat_pair": (stat_pair, ("season_id", "payer_id", "payee_id", "value"), ("times",)),
     "stat_hands": (stat_hands, ("season_id", "unit"), ("live", "undone")),
+    "stat_mate": (stat_mate, ("season_id", "player_id", "mate_id"), ("hands",)),
 }
-IDS = {"season_id": "season", "player_id": "player", "payer_id": "player", "payee_id": "player"}
+IDS = {"season_id": "season"} | dict.fromkeys(
+    ("player_id", "payer_id", "payee_id", "mate_id"), "player"
+)
 
 
 def _adding(table: Table, keys: Sequence[str], sums: Sequence[str]) -> Upsert:
@@ -73,6 +76,12 @@ def count_hand(
         ],
         "stat_hands": [
             {"season_id": season_id, "unit": unit, "live": sign, "undone": 1 if undo else 0}
+        ],
+        "stat_mate": [
+            {"season_id": season_id, "player_id": a, "mate_id": b, "hands": sign}
+            for a in tally.people
+            for b in tally.people
+            if a != b
         ],
     }
     for name, values in rows.items():
@@ -123,6 +132,20 @@ _PAIRS = select(
 _HANDS = select(stat_hands.c.unit, stat_hands.c.live, stat_hands.c.undone).where(
     stat_hands.c.season_id == _SEASON
 )
+
+
+_MATES = (
+    select(stat_mate.c.mate_id, func.sum(stat_mate.c.hands))
+    .where(stat_mate.c.season_id.in_(bindparam("seasons", expanding=True)))
+    .where(stat_mate.c.player_id == bindparam("player_id"), stat_mate.c.hands > 0)
+    .group_by(stat_mate.c.mate_id)
+)
+
+
+def mates(db: Connection, season_ids: Sequence[int], player_id: int) -> dict[int, int]:
+    """How many live hands of these seasons the player was at with each other player."""
+    params = {"seasons": list(season_ids), "player_id": player_id}
+    return {int(mate): int(n) for mate, n in db.execute(_MATES, params)} if season_ids else {}
 
 
 def season_stats(db: Connection, season_id: int) -> SeasonStats:

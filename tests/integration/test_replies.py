@@ -191,6 +191,7 @@ def test_settle_with_a_stake_says_the_money(zh: str, en: str) -> None:
         "阿张 → 小李 17 · 合 8.5 块",
         "陈 → 小李 9 · 合 4.5 块",
         "每分金额：0.5。",
+        "[🖼 本场战报图]",
     ]
     assert reply(en, "To square season 1:") == [
         "To square season 1:",
@@ -199,6 +200,7 @@ def test_settle_with_a_stake_says_the_money(zh: str, en: str) -> None:
         "Zhang → Li 42 · 21 in money",
         "Zhang → Wang 7 · 3.5 in money",
         "Stake: 0.5 per point.",
+        "[🖼 The night's card]",
     ]
 
 

@@ -1,0 +1,140 @@
+"""/me, /rating and the cards' captions as chat messages (HTML, in the chat's language, through
+the renderer's `_`)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from bot.commands.timezones import local
+from bot.i18n import N_, Gettext
+from bot.presentation.numbers import fmt
+from bot.presentation.render_free import unit_title
+from scoring.games import Unit
+from service.replies import Card, MeCounts, MeGame, MeGroup, MeView, RatingGame, RatingView
+
+ICON = {Unit.MAHJONG: "🀄", Unit.K510: "🃏", Unit.FREE: "🎲"}
+UNNAMED = N_("a group (its name shows after its next record)")
+ME_PRIVATE = N_("Your record is sent in our private chat, never in a group:")
+ME_OPEN = N_("Show my record")
+
+
+def me_text(_: Gettext, view: MeView) -> str:
+    """The member's record, group by group: balances this season and all time, the counters,
+    whom they play with most, head-to-head."""
+    lines = [f"<b>{_('👤 Your record in every group you play in')}</b>"]
+    if not view.groups:
+        lines.append(
+            _(
+                "No group has a player linked to you yet. Sit down at a table with /join, or "
+                "claim a guest with the “I am” button; your record shows here from then on."
+            )
+        )
+    for group in view.groups:
+        lines += ["", *_group(_, group)]
+    lines += ["", "<i>" + _("Only you see this: it is our private chat.") + "</i>"]
+    return "\n".join(lines)
+
+
+def _group(_: Gettext, g: MeGroup) -> list[str]:
+    title = escape(g.title) if g.title else _(UNNAMED)
+    lines = [f"<b>{title}</b> · " + _("as {name}, season {n}", name=escape(g.name), n=g.season)]
+    for game in g.games:
+        lines += _game(_, game)
+    if g.mates:
+        mates = " · ".join(_("{name} ({n} hands)", name=escape(name), n=n) for name, n in g.mates)
+        lines.append(_("Plays most with: {mates}", mates=mates))
+    if g.head_to_head:
+        lines.append(_("Head-to-head, mahjong, all time:"))
+        for name, paid, got in g.head_to_head:
+            lines.append(
+                "  "
+                + _(
+                    "{name}: you paid {paid}, got {got} ({net})",
+                    name=escape(name),
+                    paid=fmt(paid),
+                    got=fmt(got),
+                    net=fmt(got - paid, signed=True),
+                )
+            )
+    return lines
+
+
+def _game(_: Gettext, game: MeGame) -> list[str]:
+    kind = Unit.of(game.unit)
+    head = _(
+        "{icon} {game}: this season {season} · all time {ever}",
+        icon=ICON[kind],
+        game=unit_title(_, game.unit),
+        season=fmt(game.season.net, signed=True),
+        ever=fmt(game.all_time.net, signed=True),
+    )
+    return [head, "  " + _counts(_, kind, game.all_time)]
+
+
+def _counts(_: Gettext, kind: Unit, c: MeCounts) -> str:
+    if kind is Unit.MAHJONG:
+        text = _(
+            "all time: {hands} hands · {wins} wins ({self_draws} self-drawn) · {deal_ins} deal-ins",
+            hands=c.hands,
+            wins=c.wins,
+            self_draws=c.self_draws,
+            deal_ins=c.deal_ins,
+        )
+    elif kind is Unit.K510:
+        text = _(
+            "all time: {hands} hands · first out {first} · {wins} won of {results}",
+            hands=c.hands,
+            first=c.first_out,
+            wins=c.wins,
+            results=c.results,
+        )
+    else:
+        text = _("all time: {hands} rounds · {wins} won", hands=c.hands, wins=c.wins)
+    if c.biggest is not None:
+        text += " · " + _("biggest {amount}", amount=fmt(c.biggest, signed=True))
+    return text
+
+
+def rating_text(_: Gettext, view: RatingView) -> str:
+    """Each game's ratings, best first, and its last sittings."""
+    lines = [f"<b>{_('📊 Skill rating (openskill: μ − 3σ)')}</b>"]
+    if not view.games:
+        lines.append(_("No sitting has been rated yet: the rating follows each sitting's result."))
+    for game in view.games:
+        lines += ["", *_rated(_, game, view.tz)]
+    lines += ["", "<i>" + _("What it means, and what it is not: /rules.") + "</i>"]
+    return "\n".join(lines)
+
+
+def _rated(_: Gettext, game: RatingGame, tz: str) -> list[str]:
+    lines = [f"<b>{ICON[Unit.of(game.unit)]} {unit_title(_, game.unit)}</b>"]
+    for i, line in enumerate(game.lines, 1):
+        change = f" ({line.change:+.1f})" if line.change is not None else ""
+        lines.append(
+            f"{i}. {escape(line.name)} <b>{line.ordinal:.1f}</b> · "
+            + _("{n} sitting(s)", n=line.sittings)
+            + change
+        )
+    if game.recent:
+        lines.append(_("Last sittings:"))
+    for sitting in game.recent:
+        when = local(sitting.at, tz).strftime("%m-%d %H:%M")
+        places = " · ".join(
+            f"{place}. {escape(name)} {change:+.1f}" for name, place, change in sitting.places
+        )
+        lines.append(f"  {when} · " + _("{n} hand(s)", n=sitting.hands) + f": {places}")
+    return lines
+
+
+def card_caption(_: Gettext, card: Card) -> str:
+    """The card's caption (HTML)."""
+    hands = sum(n for _unit, n in card.hands)
+    if card.season is not None:
+        return "🏁 " + _("Season {n}'s card: {hands} hand(s).", n=card.season, hands=hands)
+    start, end = local(card.start, card.tz), local(card.end, card.tz)
+    return "🖼 " + _(
+        "The night's card: {start}–{end}, {hands} hand(s). Forward it!",
+        start=start.strftime("%m-%d %H:%M"),
+        end=end.strftime("%H:%M"),
+        hands=hands,
+    )

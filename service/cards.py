@@ -1,0 +1,242 @@
+"""The night's card (/summary) and the season's (sent when /reset archives it): each player's net
+per game and in money, the biggest hand, the most wins, who pays whom; a season's also the
+longest run of hands won.
+
+The night is the chat's hands and transfers since play last paused for six hours (the same
+pause that ends a sitting for /rating), all tables together, at most `NIGHT_PAGES[-1]` records:
+it is read from the newest record back, so it costs what the night holds, not the history.
+Money: each game's points times the stake, added up; non-zero-sum 510K scores are squared
+against the players at each hand (each hand's score minus that hand's average). Wins and the
+biggest hand follow /stats' definitions (`scoring.hand_stats`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from scoring.games import EventKind, Unit
+from scoring.hand_stats import Payment, hand_stats
+from scoring.settle_up import settle_up
+from service.errors import N_
+from service.rating import SITTING_GAP, hand_nets, unit_of
+from service.replies import Card, CardHand, CardLine, Info
+from service.views import season_for
+from storage.gateway import chats, players, ratings
+from storage.gateway import ledger as book
+from storage.models import ChatRow, EventRow, SeasonRow
+
+NIGHT_PAGES = (60, 600, 6000)  # records read back from the newest until the night's start
+MONEY = "money"  # the plan's section in money (a stake is set)
+
+
+@dataclass
+class _Record:
+    """What a card needs of one hand or transfer."""
+
+    kind: str
+    game: str
+    data: Mapping[str, Any]
+    hand_no: int | None
+    at: datetime
+    transfers: list[Any]
+
+
+class _Tally:
+    """A card's figures, one record at a time, in order."""
+
+    def __init__(self) -> None:
+        self.nets: dict[tuple[str, int], Fraction] = defaultdict(Fraction)
+        self.squared: dict[tuple[str, int], Fraction] = defaultdict(Fraction)
+        self.hands: dict[str, int] = defaultdict(int)
+        self.played: dict[int, int] = defaultdict(int)
+        self.wins: dict[int, int] = defaultdict(int)
+        self.biggest: dict[str, tuple[Fraction, int, int | None]] = {}  # unit → (net, who, no)
+        self.run: dict[int, int] = defaultdict(int)
+        self.best_run: dict[int, int] = defaultdict(int)
+        self.start: datetime | None = None
+        self.end: datetime | None = None
+
+    def add(self, r: _Record) -> None:
+        self.start = r.at if self.start is None else min(self.start, r.at)
+        self.end = r.at if self.end is None else max(self.end, r.at)
+        unit = r.transfers[0].unit if r.transfers else unit_of(r.game, r.data)
+        nets = hand_nets(r.data, r.transfers)
+        for pid, net in nets.items():
+            self.nets[(unit, pid)] += net
+        if r.kind != EventKind.HAND:
+            for pid, net in nets.items():
+                self.squared[(unit, pid)] += net
+            return
+        tally = hand_stats(
+            r.game,
+            r.data,
+            [Payment(t.payer_id, t.payee_id, t.amount, t.reason) for t in r.transfers],
+        )
+        people = tally.people or frozenset(nets)
+        average = Fraction(sum(nets.get(p, 0) for p in people), len(people)) if people else 0
+        for pid, net in nets.items():
+            self.squared[(unit, pid)] += net - (average if Unit.of(unit) is Unit.K510 else 0)
+        self.hands[unit] += 1
+        won = {pid for pid, c in tally.counts.items() if c["wins"]}
+        for pid in people:
+            self.played[pid] += 1
+        for pid in won:
+            self.wins[pid] += 1
+        for pid, value in tally.wins:
+            if unit not in self.biggest or value > self.biggest[unit][0]:
+                self.biggest[unit] = (Fraction(value), pid, r.hand_no)
+        if unit == "510k" and r.data.get("result") is None:
+            return  # a marathon's hand before its end: nobody has won yet
+        for pid in people:
+            self.run[pid] = self.run[pid] + 1 if pid in won else 0
+            self.best_run[pid] = max(self.best_run[pid], self.run[pid])
+
+
+def _card(
+    db: Connection, chat: ChatRow, tally: _Tally, season: SeasonRow | None, streak: bool
+) -> Card:
+    assert tally.start is not None and tally.end is not None
+    people = {pid for _, pid in tally.nets} | set(tally.played)
+    found = players.players_by_id(db, people)
+    names = {pid: found[pid].name if pid in found else "?" for pid in people}
+    units = sorted({unit for unit, _ in tally.nets} | set(tally.hands), key=Unit.order)
+    stake = chat.stake
+    money: dict[int, Fraction] = defaultdict(Fraction)
+    for (_, pid), amount in tally.squared.items():
+        money[pid] += amount * (stake or 0)
+    main = max(units, key=lambda u: (tally.hands.get(u, 0), -units.index(u)))
+
+    def order(pid: int) -> tuple[Fraction, Fraction, str]:
+        return -money[pid], -tally.nets.get((main, pid), Fraction(0)), names[pid].casefold()
+
+    lines = tuple(
+        CardLine(
+            name=names[pid],
+            nets=tuple((u, tally.nets[(u, pid)]) for u in units if (u, pid) in tally.nets),
+            money=money[pid] if stake else None,
+            hands=tally.played.get(pid, 0),
+            wins=tally.wins.get(pid, 0),
+        )
+        for pid in sorted(people, key=order)
+    )
+    plan: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]
+    if stake:
+        plan = ((MONEY, _named(settle_up({p: a for p, a in money.items() if a}), names)),)
+    else:
+        plan = tuple(
+            (u, _named(settle_up({p: a for (v, p), a in tally.squared.items() if v == u}), names))
+            for u in units
+        )
+    most = max(tally.wins.values(), default=0)
+    best_run = max(tally.best_run.values(), default=0)
+    return Card(
+        title=chat.title,
+        season=season.number if season is not None else None,
+        start=tally.start,
+        end=tally.end,
+        tz=chat.tz,
+        units=tuple(units),
+        hands=tuple((u, tally.hands[u]) for u in units if tally.hands.get(u)),
+        lines=lines,
+        biggest=tuple(
+            CardHand(names[pid], u, value, no)
+            for u, (value, pid, no) in sorted(tally.biggest.items(), key=lambda i: Unit.order(i[0]))
+            if value > 0
+        ),
+        most_wins=_best(tally.wins, most, names),
+        plan=tuple((u, p) for u, p in plan if p),
+        stake=stake,
+        streak=_best(tally.best_run, best_run, names) if streak and best_run > 1 else (),
+    )
+
+
+def _named(
+    plan: Iterable[tuple[int, int, Fraction]], names: Mapping[int, str]
+) -> tuple[tuple[str, str, Fraction], ...]:
+    return tuple((names[a], names[b], amount) for a, b, amount in plan)
+
+
+def _best(
+    counts: Mapping[int, int], top: int, names: Mapping[int, str]
+) -> tuple[tuple[str, int], ...]:
+    if top <= 0:
+        return ()
+    return tuple(
+        sorted(
+            ((names[p], n) for p, n in counts.items() if n == top), key=lambda x: x[0].casefold()
+        )
+    )
+
+
+# --- the night: /summary ---------------------------------------------------------------------
+
+
+def night(db: Connection, chat_id: int) -> Card | Info:
+    """The card of the chat's last night (its hands since play last paused for six hours)."""
+    chat = chats.get_chat(db, chat_id)
+    season = chats.current_season(db, chat_id)
+    if chat is None or season is None:
+        return Info(N_("Nothing has been recorded in this chat yet."))
+    events = _night_events(db, season.id)
+    live = [e for e in reversed(events) if e.undone_by is None]
+    if not live:
+        return Info(N_("No hands recorded yet."))
+    by_event = book.transfers_of(db, [e.id for e in live])
+    tally = _Tally()
+    for e in live:
+        tally.add(_Record(e.kind, e.game, e.data, e.hand_no, e.created_at, by_event.get(e.id, [])))
+    return _card(db, chat, tally, None, streak=False)
+
+
+def _night_events(db: Connection, season_id: int) -> Sequence[EventRow]:
+    """The season's records newest first, back to the last pause of play (undone ones count
+    as play): read in growing pages, so a night costs what it holds."""
+    rows: list[EventRow] = []
+    for page in NIGHT_PAGES:
+        rows = book.hands(db, season_id, limit=page)
+        for i in range(1, len(rows)):
+            if rows[i - 1].created_at - rows[i].created_at > SITTING_GAP:
+                return rows[:i]
+        if len(rows) < page:
+            break
+    return rows
+
+
+# --- the season: after /reset ------------------------------------------------------------------
+
+
+def season_card(db: Connection, chat_id: int, number: int | None) -> Card | Info:
+    """A season's card: its totals, the most hands won, the biggest hand, the longest run of
+    hands won in a row (one pass over the season's ledger: it is drawn once, when archived)."""
+    season = season_for(db, chat_id, number)
+    chat = chats.get_chat(db, chat_id)
+    assert chat is not None
+    tally = _Tally()
+    for live, record in _records(ratings.stream_records(db, chat_id, season.id)):
+        if live:
+            tally.add(record)
+    if tally.start is None:
+        return Info(N_("No hands recorded yet."))
+    return _card(db, chat, tally, season, streak=True)
+
+
+def _records(rows: Iterable[Any]) -> Iterator[tuple[bool, _Record]]:
+    """(live, the record) of a stream of payment rows (`ratings.stream_records`)."""
+    record: _Record | None = None
+    event_id, live = None, False
+    for row in rows:
+        if record is None or row.id != event_id:
+            if record is not None:
+                yield live, record
+            event_id, live = row.id, row.undone_by is None
+            record = _Record(row.kind, row.game, row.data, row.hand_no, row.created_at, [])
+        if row.amount is not None:
+            record.transfers.append(row)
+    if record is not None:
+        yield live, record
