@@ -137,6 +137,8 @@ def _add(sitting: RatingSittingRow, nets: Nets, sign: int) -> None:
     for pid, net in nets.items():
         total, hands = kept.get(str(pid), ("0", 0))
         kept[str(pid)] = [str(Fraction(total) + sign * net), int(hands) + sign]
+        if kept[str(pid)][1] == 0:  # none of their hands is live: not in the sitting
+            del kept[str(pid)]
     sitting.nets = kept
     sitting.hands += sign
 

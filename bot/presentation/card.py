@@ -37,7 +37,6 @@ PLUS, MINUS = "#1a7f37", "#cf222e"
 
 GAME_SHORT = {Unit.MAHJONG: N_("Mahjong"), Unit.K510: N_("510K"), Unit.FREE: N_("Free")}
 MONEY = N_("Money")
-TITLE_NIGHT = N_("The night at the table")
 SEASON = N_("Season {n}")
 HANDS = N_("{n} hand(s)")
 BIGGEST = N_("🏆 Biggest hand: {name} {amount} ({game})")

@@ -21,7 +21,8 @@ ME_OPEN = N_("Show my record")
 def me_text(_: Gettext, view: MeView) -> str:
     """The member's record, group by group: balances this season and all time, the counters,
     whom they play with most, head-to-head."""
-    lines = [f"<b>{_('👤 Your record in every group you play in')}</b>"]
+    title = _("👤 Your record in every group you play in")
+    lines = [f"<b>{title}</b>"]
     if not view.groups:
         lines.append(
             _(
@@ -97,7 +98,8 @@ def _counts(_: Gettext, kind: Unit, c: MeCounts) -> str:
 
 def rating_text(_: Gettext, view: RatingView) -> str:
     """Each game's ratings, best first, and its last sittings."""
-    lines = [f"<b>{_('📊 Skill rating (openskill: μ − 3σ)')}</b>"]
+    title = _("📊 Skill rating (openskill: μ − 3σ)")
+    lines = [f"<b>{title}</b>"]
     if not view.games:
         lines.append(_("No sitting has been rated yet: the rating follows each sitting's result."))
     for game in view.games:

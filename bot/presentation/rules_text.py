@@ -122,10 +122,43 @@ FREE_RULES = N_(
 )
 
 
+BEYOND_RULES = (
+    N_(
+        "Sitting: a table's hands until the next table opens or play pauses for six hours. "
+        "The night's card (/summary, or the button under /settle) shows the chat's hands and "
+        "transfers since play last paused for six hours, every table together: each player's "
+        "net per game and in money (510K scores squared around each hand's average), the "
+        "biggest hand, the most wins, who pays whom. /reset sends the season's card."
+    ),
+    N_(
+        "Rating (/set rating on; off by default): OpenSkill's Plackett–Luce model with its "
+        "default parameters, per game, updated once per sitting from the places of the "
+        "players by their net for it (equal nets share a place; a sitting's size or margin "
+        "does not count). Shown is its conservative estimate μ − 3σ: everyone starts at 0 and "
+        "it rises as results agree. It is a view of the ledger: an undo recomputes it from "
+        "that sitting on. It is not money, not the standings, not a prize, and after a few "
+        "sittings it says little; luck is part of every night."
+    ),
+    N_(
+        "/me in a private chat with the bot: your own record in every group where a player is "
+        "linked to you, and nothing of a group you do not play in; in a group /me only gives "
+        "a button to the private chat."
+    ),
+)
+
+
 def rules_text(_: Gettext, v: RulesView) -> str:
     on, off = _("on"), _("off")
     lines = [
-        _(t) for t in (*MAHJONG_RULES, *INTERPRETATIONS, *K510_RULES, FREE_RULES, *TABLE_RULES)
+        _(t)
+        for t in (
+            *MAHJONG_RULES,
+            *INTERPRETATIONS,
+            *K510_RULES,
+            FREE_RULES,
+            *TABLE_RULES,
+            *BEYOND_RULES,
+        )
     ]
     lines.append(
         _(
@@ -157,9 +190,11 @@ HELP = N_(
     "(B is sealed)\n"
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
     "Everyone: /undo [hand] · /standings · /history · /settle · /stats · /chart · /export · "
-    "/rules · /help · /app (the Mini App)\n"
+    "/rules · /help · /app (the Mini App) · /summary (the night's card) · /rating · "
+    "/me (your record, in a private chat)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
-    "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai\n"
+    "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai · "
+    "/set rating on|off\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "
     "Posting as a channel you can record hands and read, but not take a seat."
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import random
 import re
 import sqlite3
@@ -77,7 +78,7 @@ def test_me_shows_my_groups_only_and_only_in_private(bots: Bots) -> None:
     # In a group: a short line and a button to the private chat, none of the numbers.
     reply = mahjong.say(WANG, "/me")
     assert "private chat" in reply["plain_text"] and "+34" not in reply["plain_text"]
-    [[button]] = buttons(reply)
+    [button] = buttons(reply)
     assert button["url"].endswith("?start=me"), button
     assert "Friday mahjong" not in reply["plain_text"]
 
@@ -137,7 +138,6 @@ def kept(bots: Bots, group: Group) -> dict[str, float]:
         ).fetchone()
         names = dict(db.execute("SELECT id, name FROM player WHERE chat_id = ?", (group.chat_id,)))
     model = PlackettLuce()
-    import json
 
     return {
         names[int(pid)]: model.rating(mu=mu, sigma=sigma).ordinal()
@@ -179,7 +179,7 @@ def test_rating_matches_openskill_and_follows_an_undo(bots: Bots) -> None:
 
     # An admin undoes a hand of the first sitting (its Undo button): every later rating moves.
     reply, nets = hands[0][1]
-    answer, _ = group.press_ok(WANG, reply, button_data(reply, "v1:undo:"))
+    group.press_ok(WANG, reply, button_data(reply, "v1:undo:"))
     sittings[0] = {n: sittings[0][n] - nets[n] for n in names}
     again = expected(sittings, names)
     assert again != want
