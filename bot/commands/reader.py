@@ -64,7 +64,7 @@ USAGE: dict[str, str] = {
     "app": N_("/app"),
     "set": N_(
         "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
-        "/set tz Asia/Shanghai · /set rating on|off"
+        "/set tz Asia/Shanghai"
     ),
     "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
     "pay": N_("/pay <payer> <payee> <amount>"),

@@ -14,6 +14,7 @@ from tornado.netutil import bind_sockets
 
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
+from bot.miniapp.me import routes as me_routes
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 
@@ -40,6 +41,7 @@ def routes(application: AnyApplication, *, token: str, max_age: float, **env: An
     the console's own key) and at most `max_age` seconds old (`env`: more `Env` fields)."""
     context = Env(application, token, max_age, **env)
     return [
+        *me_routes(context),  # /me's page of its own (bot.miniapp.me)
         *api_routes(context),
         (r"/app/?()", Static, {"path": str(STATIC), "default_filename": "index.html"}),
         (r"/app/(.+)", Static, {"path": str(STATIC)}),

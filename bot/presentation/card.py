@@ -253,6 +253,8 @@ def _plan(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
     head = t(WHO_PAYS)
     if card.stake:
         head += " · " + t(IN_MONEY, stake=fmt(card.stake))
+    elif len(card.plan) == 1:  # in the points of its one game
+        head += " · " + game_title(t, card.plan[0][0])
     sheet.text(PAD, sheet.y, sheet.fit(head, 15, WIDTH - 2 * PAD), size=15, bold=True)
     if not card.plan:
         sheet.y += LINE
@@ -264,6 +266,7 @@ def _plan(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
             sheet.text(PAD, sheet.y, game_title(t, section), size=12, color=MUTED, bold=True)
         for payer, payee, amount in transfers:
             sheet.y += LINE
-            who = sheet.fit(f"{payer} → {payee}", 15, WIDTH - 2 * PAD - 1.3)
+            half = (WIDTH - 2 * PAD - 1.3 - sheet.width(" → ", 15)) / 2  # each name its half
+            who = f"{sheet.fit(payer, 15, half)} → {sheet.fit(payee, 15, half)}"
             sheet.text(PAD + 0.1, sheet.y, who, size=15)
             sheet.text(WIDTH - PAD, sheet.y, fmt(amount), size=15, ha="right", bold=True)
