@@ -9,6 +9,9 @@ each database with its own Application; a ratio is the big median over the small
 is timed alone; the hand it removed is recorded again, untimed, before the next repetition.
 ``undo_named`` is ``/undo <n>`` of an older hand, the tenth live hand before the table's last
 (its number looked up, untimed, before each repetition).
+``me`` is ``/me`` in a member's private chat, ``rating`` and ``summary`` ``/rating`` and
+``/summary`` in ``MAHJONG``, whose rating is on in both databases; in the big one each copy of the
+template is a day after the one before, so its history is many nights and sittings.
 
 Last, ``MAHJONG``'s season is archived as ``/reset`` does (its open table moves to a new, empty
 season) and ``after_reset`` times the new season's first hand (undone, untimed, before the next
@@ -48,7 +51,8 @@ SMALL_HANDS = 100
 MAHJONG = Chat(-1_009_100_001, "supergroup", title="mahjong history")
 MARATHON = Chat(-1_009_100_002, "supergroup", title="marathon history")
 BYSTANDER = Chat(-1_009_100_003, "supergroup", title="elsewhere")
-CHATS = (MAHJONG, MARATHON, BYSTANDER)
+ME = Chat(players(0)[1].id, "private")  # /me: the private chat of a player of ``MAHJONG``
+CHATS = (MAHJONG, MARATHON, BYSTANDER, ME)
 WARMUP = 2
 REDO = {MAHJONG.id: "/hu 1 zimo", MARATHON.id: K510_CYCLE[0]}
 
@@ -66,6 +70,9 @@ COMMANDS: dict[str, tuple[Chat, str]] = {
     "stats": (MAHJONG, "/stats"),
     "chart": (MAHJONG, "/chart"),
     "export": (MAHJONG, "/export"),
+    "me": (ME, "/me"),
+    "rating": (MAHJONG, "/rating"),
+    "summary": (MAHJONG, "/summary"),
 }
 AFTER_RESET = "/hu 1 zimo"  # ``after_reset``: the first hand of a season after a big one
 KEYS = (*COMMANDS, "after_reset")  # every ``<key>_ratio_100k``
@@ -131,15 +138,48 @@ class CommandsResult:
 
 def build(workdir: Path, big_hands: int) -> tuple[Path, Path, int]:
     small, big = workdir / "commands-small.sqlite3", workdir / "commands-big.sqlite3"
+    _rated(small, MAHJONG)
     copy_database(small, big)
     times = max(1, big_hands // SMALL_HANDS)
     engine = migrated_engine(f"sqlite:///{big}")
     try:
         hands = ledger.replicate(engine, MAHJONG.id, times)
         ledger.replicate(engine, MARATHON.id, times)
+        _nights(engine, MAHJONG, times)
     finally:
         engine.dispose()
+    _rated(big, MAHJONG)
     return small, big, hands
+
+
+def _nights(engine: Engine, chat: Chat, times: int) -> None:
+    """Each copy of the template a day after the one before (the template was played in a few
+    seconds): a long history is many nights, so /summary's night and /rating's sittings are
+    those of a real group's, not 100,000 hands in one evening."""
+    with engine.begin() as conn:
+        per = conn.exec_driver_sql(
+            "SELECT count(*) FROM event WHERE chat_id = ?", (chat.id,)
+        ).scalar_one() // max(times, 1)
+        conn.exec_driver_sql(
+            "UPDATE event SET created_at = strftime('%Y-%m-%d %H:%M:%f', created_at,"
+            " '+' || ((seq - 1) / ?) || ' days') WHERE chat_id = ?",
+            (max(per, 1), chat.id),
+        )
+
+
+def _rated(path: Path, chat: Chat) -> None:
+    """``/set rating on`` for the chat, as the service does it: its view built from the
+    ledger (untimed)."""
+    from service import rating  # here: `python -m bench --paths` of an older tree
+    from storage.unit_of_work import UnitOfWork
+
+    engine = migrated_engine(f"sqlite:///{path}")
+    try:
+        with UnitOfWork(engine).transaction() as db:
+            db.exec_driver_sql("UPDATE chat SET rating = 1 WHERE id = ?", (chat.id,))
+            rating.rebuild(db, chat.id)
+    finally:
+        engine.dispose()
 
 
 async def _timed(driver: Driver, chat: Chat, text: str) -> float:

@@ -214,6 +214,7 @@ def _scale_stats(conn: Connection, chat_id: int, times: int) -> None:
         ("stat_win", ("times",)),
         ("stat_pair", ("times",)),
         ("stat_hands", ("live", "undone")),
+        ("stat_mate", ("hands",)),
     ):
         scaled = ", ".join(f"{c} = {c} * ?" for c in columns)
         conn.exec_driver_sql(

@@ -10,7 +10,7 @@ import pytest
 from telegram import Update
 from telegram.ext import ExtBot
 
-from bot.chat import buttons, handlers, routes
+from bot.chat import beyond, buttons, handlers, routes
 from bot.chat.origin import typed_command
 from bot.commands import parsing
 from bot.commands.callback_data import parse_press
@@ -69,7 +69,13 @@ def routed(bot: ExtBot[None], data: dict[str, Any]) -> Any:
         ("/hu@other_bot 1 zimo", handlers.on_mahjong),  # parsed, then left to that bot
         ("@jifen_bot /standings", handlers.on_views),
         ("/记 老王+3 小李", handlers.on_free),
-        ("/start", handlers.on_help),
+        ("/start", beyond.on_help),
+        ("/start me", beyond.on_help),  # /me's deep link: the record, in the private chat
+        ("/me", beyond.on_me),
+        ("/我的", beyond.on_me),
+        ("/rating", handlers.on_views),
+        ("/summary", beyond.on_summary),
+        ("/settle", beyond.on_settle),
         ("/export 2", handlers.on_files),
         ("/set lang zh", handlers.on_admin),
         ("/foo", handlers.on_unknown),
