@@ -146,22 +146,29 @@ async def on_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if command is None or answered is None:
         return
     renderer = renderer_of(answered, update)
-    await send(command.message, renderer.render(answered.reply))
-    await season_card_after(update, context, command.message, renderer, answered.reply)
+    if not await reset_with_card(update, context, command.message, renderer, answered.reply):
+        await send(command.message, renderer.render(answered.reply))
 
 
-async def season_card_after(
+async def reset_with_card(
     update: Update,
     context: ContextTypes.DEFAULT_TYPE,
     message: Message,
     renderer: Renderer,
     reply: object,
-) -> None:
-    """After a /reset archived a season (typed or confirmed by its button): its card."""
+) -> bool:
+    """A /reset that archived a season (typed or confirmed by its button) is answered by the
+    season's card, the reply its caption (one message); False: not that, or nothing to draw."""
     if not isinstance(reply, ResetDone):
-        return
+        return False
     try:
-        answered = await run(update, context, SeasonCard(reply.archived), "[card]")
+        card = (await run(update, context, SeasonCard(reply.archived), "[card]")).reply
     except ServiceError:
-        return
-    await send_card(message, renderer, answered.reply)
+        return False
+    if not isinstance(card, Card):
+        return False
+    png = await draw_card_apart(card, renderer.lang)
+    caption = renderer.render(reply).text + "\n" + renderer.render(card).text
+    photo = InputFile(png, filename=card.filename)
+    await message.reply_photo(photo, caption=caption, parse_mode=ParseMode.HTML, do_quote=False)
+    return True

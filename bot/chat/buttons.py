@@ -101,8 +101,8 @@ async def confirmed(
         return
     await answer(query)
     await drop_buttons(query)
-    await send(message, renderer.render(reply))
-    await beyond.season_card_after(update, context, message, renderer, reply)
+    if not await beyond.reset_with_card(update, context, message, renderer, reply):
+        await send(message, renderer.render(reply))
 
 
 async def claim(
