@@ -124,6 +124,7 @@ async def webhook(
             await app.post_init(app)
         await app.start()
         sender = outbox.Sender(sending_bot, app.bot_data["service"])
+        await sender.start()  # alive before the first update's replies are written
         sending = asyncio.create_task(sender.run())
         server = HTTPServer(
             tornado.web.Application([*routes(app, url_path, secret_token, sender), *more_routes]),

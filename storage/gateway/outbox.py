@@ -3,11 +3,12 @@ order (docs/storage.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
+import sqlalchemy as sa
 from sqlalchemy import and_, bindparam, delete, func, literal, or_, select, update
 from sqlalchemy.engine import Connection
 
@@ -51,6 +52,18 @@ _WAITING = (  # of these chats, those with an unsent call the sender does not ho
 _ADD = Upsert(outbox, lambda stmt: stmt.on_conflict_do_nothing().returning(*outbox.c))
 _DONE = update(outbox).where(outbox.c.id == bindparam("call_id"))
 _UNSENT = select(func.count()).select_from(outbox).where(_unsent)
+_LOCK_COLUMNS = ("locktype", "classid", "objid", "objsubid", "granted", "database")
+_locks = sa.table("pg_locks", *map(sa.column, _LOCK_COLUMNS))
+_here = sa.table("pg_database", sa.column("oid"), sa.column("datname"))
+_ALIVE = select(  # the bigint keys of the session advisory locks held in this database
+    _locks.c.classid.cast(sa.BigInteger) * 2**32 + _locks.c.objid.cast(sa.BigInteger)
+).where(
+    _locks.c.locktype == "advisory",
+    _locks.c.objsubid == 1,
+    _locks.c.granted == sa.true(),
+    _locks.c.database
+    == select(_here.c.oid).where(_here.c.datname == func.current_database()).scalar_subquery(),
+)
 
 
 def _one_at_a_time(db: Connection) -> None:
@@ -106,12 +119,22 @@ def claim(db: Connection, *, holder: int, lease: timedelta, limit: int) -> list[
     return sorted((shaped(OutboxRow, outbox, row) for row in db.execute(_CLAIM, params)), key=_id)
 
 
-def take_over(db: Connection, holder: int) -> None:
-    """Every unsent call held by another sender becomes free (SQLite: this process is the only
-    one on the database, so they are a dead process's)."""
+def present(db: Connection, holder: int) -> None:
+    """PostgreSQL: `holder` is alive while `db`'s session lasts (an advisory lock of its own)."""
+    db.execute(select(func.pg_advisory_lock(holder)))
+
+
+def alive(db: Connection) -> set[int]:
+    """PostgreSQL: the senders alive now, those whose session holds their lock (`present`)."""
+    return set(db.scalars(_ALIVE))
+
+
+def take_over(db: Connection, living: Collection[int]) -> None:
+    """Every unsent call held by a sender not in `living` (a dead process's) becomes free."""
+    _one_at_a_time(db)
     db.execute(
         update(outbox)
-        .where(_unsent, outbox.c.claimed_by != holder)
+        .where(_unsent, outbox.c.claimed_by.is_not(None), outbox.c.claimed_by.not_in(living))
         .values(claimed_by=None, claimed_until=None)
     )
 

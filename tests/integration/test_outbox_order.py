@@ -1,16 +1,20 @@
 """The outbox's claims, on SQLite and PostgreSQL: a sender keeps its own update's calls unless
 their chat has calls waiting; a chat's later calls never go out while an earlier one is held;
-a dead sender's calls are taken over (SQLite: at once; anywhere: when its lease runs out)."""
+a dead sender's calls are taken over at once (SQLite: by a new start; PostgreSQL: as soon as
+its session, which holds its advisory lock, is gone), else when its lease runs out."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from storage.gateway import outbox as book
 from storage.models import OutboxRow, outbox, utcnow
@@ -113,5 +117,43 @@ def test_a_dead_sender_s_calls_are_taken_over(engine: Engine) -> None:
     held = write(engine, 9_300, A, call(X, "x1"))
     assert claim(engine, B) == []  # A's lease runs
     with UnitOfWork(engine).transaction() as db:
-        book.take_over(db, B)  # a new start of the only process (SQLite)
+        book.take_over(db, {B})  # a new start of the only process (SQLite)
     assert [row.id for row in claim(engine, B)] == [row.id for row in held]
+
+
+@contextmanager
+def alive(engine: Engine, holder: int) -> Iterator[Connection]:
+    """A sender's session holding its lock (as `Presence` does), ended as a killed process's."""
+    session = engine.connect()
+    book.present(session, holder)
+    session.commit()
+    try:
+        yield session
+    finally:
+        session.invalidate()
+        session.close()
+
+
+def claim_as_sender(engine: Engine, holder: int) -> list[OutboxRow]:
+    """A claim as a PostgreSQL sender makes it: the dead senders' calls freed first."""
+    with UnitOfWork(engine).transaction() as db:
+        book.take_over(db, book.alive(db))
+        return book.claim(db, holder=holder, lease=LEASE, limit=100)
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_dead_sender_s_calls_are_taken_over_at_once(pg_engine: Engine) -> None:
+    clean(pg_engine)
+    with alive(pg_engine, B):
+        with alive(pg_engine, A):
+            with UnitOfWork(pg_engine).transaction() as db:
+                assert {A, B} <= book.alive(db)
+            held = write(pg_engine, 9_400, A, call(X, "x1"), call(Y, "y1"))
+            assert claim_as_sender(pg_engine, B) == []  # A lives: its lease (a minute) holds
+            write(pg_engine, 9_401, B, call(X, "x2"))  # left free: x1 is A's
+        with UnitOfWork(pg_engine).transaction() as db:  # A's process was killed
+            assert A not in book.alive(db) and B in book.alive(db)
+        taken = claim_as_sender(pg_engine, B)  # at once, not when A's lease ends
+        assert texts(taken) == ["x1", "y1", "x2"]
+        assert [row.id for row in taken[:2]] == [row.id for row in held]
+        assert {row.claimed_by for row in taken} == {B}
