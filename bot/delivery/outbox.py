@@ -253,9 +253,10 @@ class Sender:
     def _claim(self, db: Connection, first: bool) -> tuple[list[OutboxRow], bool]:
         """The table's calls this sender may send now, and whether it still holds its own.
         What a dead sender held is free again: on PostgreSQL that of every sender whose lock
-        nobody holds (this one's too if its session was lost: it takes the lock again and
-        claims in order with the others); on SQLite, where this process is the only one,
-        everything another held, on its first look."""
+        nobody holds, claimed since the server started (this one's too if its session was
+        lost: it takes the lock again and claims in order with the others; what was claimed
+        before a restart keeps its lease, its sender may be sending it); on SQLite, where
+        this process is the only one, everything another held, on its first look."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
             book.prune(db, utcnow() - KEEP_SENT)
@@ -267,7 +268,7 @@ class Sender:
             if not kept:
                 log.warning("outbox: this sender's database session was lost; taking it again")
                 self._presence.hold()
-            book.take_over(db, living)
+            book.take_over(db, living, leased_after=book.started(db) + LEASE)
         elif first:
             book.take_over(db, {self.number})
         return book.claim(db, holder=self.number, lease=LEASE, limit=BATCH), kept

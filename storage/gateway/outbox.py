@@ -82,14 +82,16 @@ def add(
 ) -> list[OutboxRow]:
     """An update's calls (chat, method, payload), in order; a redelivered update's calls,
     already written, are not written again. Returns those written now: held by `holder`, to
-    send them itself, but for those of a chat that has calls waiting (left for `claim`)."""
+    send them itself, but for those of a chat that has calls waiting, and all of them when
+    `holder` is not alive on PostgreSQL (its session lost): left for `claim`."""
     if not calls:
         return []
     _one_at_a_time(db)
     chats = [chat for chat in {chat for chat, _, _ in calls} if chat is not None]
+    held = db.dialect.name != "postgresql" or holder in alive(db)
     now = utcnow()
     asked = {"chats": chats, "holder": holder, "now": now}
-    waiting = set(db.scalars(_WAITING, asked)) if chats else set()
+    waiting = set(db.scalars(_WAITING, asked)) if chats and held else set()
     until = now + lease
     rows = db.execute(
         _ADD.of(db),
@@ -100,8 +102,8 @@ def add(
                 "chat_id": chat,
                 "method": method,
                 "payload": orjson.dumps(payload).decode(),
-                "claimed_by": None if chat in waiting else holder,
-                "claimed_until": None if chat in waiting else until,
+                "claimed_by": holder if held and chat not in waiting else None,
+                "claimed_until": until if held and chat not in waiting else None,
             }
             for seq, (chat, method, payload) in enumerate(calls)
         ],
@@ -129,14 +131,23 @@ def alive(db: Connection) -> set[int]:
     return set(db.scalars(_ALIVE))
 
 
-def take_over(db: Connection, living: Collection[int]) -> None:
-    """Every unsent call held by a sender not in `living` (a dead process's) becomes free."""
+def started(db: Connection) -> datetime:
+    """PostgreSQL: when the server started (a sender's lock before that went with it)."""
+    found: datetime = db.execute(select(func.pg_postmaster_start_time())).scalar_one()
+    return found
+
+
+def take_over(
+    db: Connection, living: Collection[int], leased_after: datetime | None = None
+) -> None:
+    """Every unsent call held by a sender not in `living` (a dead process's) becomes free;
+    with `leased_after`, only if its lease ends after it (PostgreSQL: claimed since the server
+    started; an earlier lock went with a restart, not with its sender)."""
     _one_at_a_time(db)
-    db.execute(
-        update(outbox)
-        .where(_unsent, outbox.c.claimed_by.is_not(None), outbox.c.claimed_by.not_in(living))
-        .values(claimed_by=None, claimed_until=None)
-    )
+    gone = and_(_unsent, outbox.c.claimed_by.is_not(None), outbox.c.claimed_by.not_in(living))
+    if leased_after is not None:
+        gone = and_(gone, outbox.c.claimed_until > leased_after)
+    db.execute(update(outbox).where(gone).values(claimed_by=None, claimed_until=None))
 
 
 def payload(row: OutboxRow) -> dict[str, Any]:
