@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.botprocess import REPO, BotProcess, bot_env
+from tests.botprocess import REPO, BotProcess, bot_env, free_port
+from tests.e2e.conftest import port_open
 from tests.emulator.server import EmulatorClient, EmulatorProcess
 from tests.reliability.crashkit import NAMES, wait_until
 
@@ -67,8 +68,8 @@ class Stack:
         )
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
+@pytest.fixture(params=["polling", "webhook"])
+def stack(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Stack]:
     with EmulatorProcess(token=TOKEN) as emulator, emulator.client() as client:
         env = bot_env(
             TELEGRAM_BOT_TOKEN=TOKEN,
@@ -76,6 +77,14 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
             JIFEN_DATA_DIR=str(tmp_path / "data"),  # the default file: data/jifen.sqlite3
             PYTHONPATH=str(REPO),
         )
+        if request.param == "webhook":
+            port = free_port()
+            env |= {
+                "WEBHOOK_URL": f"http://127.0.0.1:{port}/hook",
+                "WEBHOOK_LISTEN": "127.0.0.1",
+                "WEBHOOK_PORT": str(port),
+                "WEBHOOK_SECRET": "dbfile-secret",
+            }
         bot = BotProcess(env, tmp_path / "bot.log", cwd=tmp_path)
         for name in NAMES:
             client.set_member(CHAT, name, "member")
@@ -93,7 +102,10 @@ def start(stack: Stack, *, umask: int | None = None) -> None:
     finally:
         if old is not None:
             os.umask(old)
-    stack.bot.wait_ready()
+    url, port = stack.bot.env["WEBHOOK_URL"], stack.bot.env["WEBHOOK_PORT"]
+    stack.bot.wait_ready(
+        lambda: not url or (stack.client.health()["webhook"] == url and port_open(int(port)))
+    )
 
 
 def set_up(stack: Stack) -> None:
