@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot import dbfile
 from bot.app import build_application
 from bot.delivery import polling, webhook
 from bot.miniapp import server as miniapp
@@ -49,17 +50,24 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
         return cmd_console(args, config)
     setup_logging(config.token)
     try:
-        serve(config)
+        return serve(config)
+    except dbfile.Missing as err:
+        log.error("not starting: %s", err)
+        return 2
     except Exception:  # logged through the redacting formatter, never raw to stderr
         log.exception("the bot stopped")
         return 1
-    return 0
 
 
-def serve(config: Settings) -> None:
-    """Migrate, then poll or serve the webhook until SIGINT/SIGTERM."""
+def serve(config: Settings) -> int:
+    """Migrate, then poll or serve the webhook until SIGINT/SIGTERM (or until its database
+    file is pulled away: then 1)."""
+    if (first := dbfile.before_start(config.database_url)) is not None:
+        log.warning(first)
+    dbfile.hold(config.database_url)
     engine = make_engine(config.database_url)
     ensure_schema(engine)
+    dbfile.after_start(config.database_url)
     application = build_application(config, engine=engine)
     if config.webhook_url:
         log.info("webhook mode on %s:%s", config.webhook_listen, config.webhook_port)
@@ -78,6 +86,7 @@ def serve(config: Settings) -> None:
     else:
         log.info("long polling")
         asyncio.run(poll_with_app(application, config))
+    return 1 if application.bot_data.get("fatal") else 0
 
 
 async def poll_with_app(application: AnyApplication, config: Settings) -> None:
@@ -106,6 +115,7 @@ def cmd_console(args: argparse.Namespace, config: Settings) -> int:
         if aside is not None:
             print(f"jifen console: the old {shown_name(url)} is kept as {aside}", file=sys.stderr)
     app_port = args.app_port if getattr(args, "app", False) else None
+    dbfile.hold(url)
     asyncio.run(run_console_app(url, admins, files_dir=config.data_dir / "out", app_port=app_port))
     return 0
 
@@ -123,6 +133,13 @@ def cmd_backup(args: argparse.Namespace, config: Settings) -> int:
 
 def cmd_restore(args: argparse.Namespace, config: Settings) -> int:
     """`jifen restore PATH`: put a backup in place of the SQLite database (bot stopped)."""
+    if dbfile.in_use(config.database_url):
+        print(
+            "jifen restore: the database is in use (a bot or console runs on it): stop it "
+            "first; nothing was changed",
+            file=sys.stderr,
+        )
+        return 2
     try:
         path = restore(args.path, config.database_url)
     except BackupError as err:

@@ -165,7 +165,7 @@ class Settings(BaseSettings):
         validation_alias="JIFEN_APP_URL",
         description="the https URL the Mini App is served at, like https://bot.example.com/app/",
     )
-    app_listen: ListenAddress = Field("0.0.0.0", validation_alias="JIFEN_APP_LISTEN")
+    app_listen: ListenAddress = Field("127.0.0.1", validation_alias="JIFEN_APP_LISTEN")
     app_port: Port = Field(8080, validation_alias="JIFEN_APP_PORT")
     app_max_age: float = Field(
         86400.0,

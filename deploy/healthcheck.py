@@ -2,7 +2,8 @@
 
 Webhook mode (WEBHOOK_URL set): the bot's webhook server must answer HTTP on WEBHOOK_PORT (any
 status counts: a GET on the webhook path is answered 405). Polling mode: the database must answer
-``SELECT 1``. The settings are the bot's own (`bot.settings`: the environment, then `.env`).
+``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). The settings are
+the bot's own (`bot.settings`: the environment, then `.env`).
 """
 
 from __future__ import annotations
@@ -33,12 +34,18 @@ def webhook_ok(url: str, listen: str, port: int) -> bool:
 
 
 def database_ok(url: str) -> bool:
+    """`SELECT 1` on the database; a missing SQLite file is unhealthy, never created."""
     from sqlalchemy import text
 
+    from bot.dbfile import sqlite_file
     from storage.db import make_engine
 
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        print(f"no database at {path}", file=sys.stderr)
+        return False
     try:
-        engine = make_engine(url)
+        engine = make_engine(url, create=False)
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         engine.dispose()

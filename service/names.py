@@ -39,6 +39,13 @@ def _hidden(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cc", "Cf")
 
 
+def visible(text: str) -> str:
+    """Text a member typed, as a reply shows it back: each control or format character
+    (those `clean` takes out of names: an override would reorder what follows) as �, so the
+    member sees where one was; line breaks and tabs as spaces."""
+    return "".join(" " if ch.isspace() else "\ufffd" if _hidden(ch) else ch for ch in text)
+
+
 @lru_cache(maxsize=4096)
 def skeleton(name: str) -> str:
     """What a name looks like: equal skeletons cannot be told apart at a glance."""

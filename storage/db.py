@@ -1,14 +1,18 @@
-"""Engines: SQLite (WAL, busy timeout, foreign keys, writers begin IMMEDIATE) or PostgreSQL
-(psycopg 3). JSON columns are written and read with orjson."""
+"""Engines: SQLite (WAL, busy timeout, foreign keys, writers begin IMMEDIATE; a file created
+0600, never created again behind the engine's back, and checked at every commit to be the one
+it opened) or PostgreSQL (psycopg 3). JSON columns are written and read with orjson."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -25,11 +29,23 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-def make_engine(url: str) -> Engine:
-    """The engine of the database at `url` (an SQLAlchemy URL; plain postgres:// too)."""
+class FileReplaced(RuntimeError):
+    """The SQLite file at the engine's path is gone or another one: a write would be lost."""
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        return (found := os.stat(path)).st_dev, found.st_ino
+    except FileNotFoundError:
+        return None
+
+
+def make_engine(url: str, *, create: bool = True) -> Engine:
+    """The engine of the database at `url` (an SQLAlchemy URL; plain postgres:// too);
+    `create=False`: an SQLite file that does not exist is not made."""
     url = normalise_url(url)
     if url.startswith("sqlite"):
-        return _sqlite_engine(url)
+        return _sqlite_engine(url, create)
     return create_engine(
         url,
         pool_pre_ping=True,
@@ -40,17 +56,35 @@ def make_engine(url: str) -> Engine:
     )
 
 
-def _sqlite_engine(url: str) -> Engine:
-    path = url.split("///", 1)[1] if "///" in url else ""
-    if path and path != ":memory:":
+def _sqlite_engine(url: str, create: bool) -> Engine:
+    args: dict[str, Any] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+    database = make_url(url).database or ""
+    path = os.path.abspath(database) if database not in ("", ":memory:") and "?" not in url else ""
+    if path and create and not os.path.exists(path):  # 0600 whatever the umask (-wal, -shm too)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(path, 0o600)
+    opened = _identity(path) if path else None
+
+    def check(*_: Any) -> None:
+        if _identity(path) != opened or opened is None:
+            raise FileReplaced(f"{database} is not the database file this process opened")
+
+    def connect() -> sqlite3.Connection:  # never creates one: an empty file is not the book
+        check()
+        found: sqlite3.Connection = sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, **args)
+        return found
+
     engine = create_engine(
         url,
-        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        connect_args=args,
         pool_use_lifo=True,  # the connection used last: its page cache is warm
         json_serializer=_json,
         json_deserializer=orjson.loads,
+        **({"creator": connect} if path else {}),
     )
+    if path:
+        event.listen(engine, "commit", check)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:

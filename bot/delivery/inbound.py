@@ -2,12 +2,13 @@
 library builds it: what jifen reads must have the types Telegram gives it.
 
 Two kinds of bad input, two answers:
-- `Malformed`: not an update Telegram could have sent (not JSON, not an object, no integer
-  `update_id`, a message that is a string, a text that is a number or longer than Telegram
-  allows, nesting deeper than any update). The webhook answers 400; nothing reaches a handler.
-- `Unreadable`: a well-formed update the library cannot build (Telegram added or dropped a field
-  this version of PTB insists on). Acknowledged and skipped, so it neither crashes the polling
-  loop nor is redelivered forever.
+- `Malformed`: not an update at all (not JSON, not an object, no integer `update_id`). The
+  webhook answers 400; nothing reaches a handler.
+- `Unreadable`: an update (it has its integer `update_id`) jifen does not read: its types are
+  not those it relies on (a message that is a string, a text that is a number or longer than
+  Telegram allows, nesting deeper than any update), or the library cannot build it (Telegram
+  added or dropped a field this version of PTB insists on). Logged, acknowledged (the webhook
+  answers 200) and skipped, so it neither crashes the polling loop nor is redelivered forever.
 
 Polling reads getUpdates through `UpdatesRequest`, PTB's network layer with the answer checked
 before PTB builds it: one update it cannot build does not sink the batch.
@@ -65,8 +66,15 @@ def parse_body(body: bytes) -> dict[str, Any]:
 
 
 def build_update(data: Any, bot: Bot | None) -> Update:
-    """The update from its JSON object: `Malformed` or `Unreadable` if it cannot be one."""
-    check_shape(data)
+    """The update from its JSON object: `Malformed` if it is none, `Unreadable` if jifen does
+    not read it (an update that passed the webhook's secret is never refused: Telegram would
+    deliver it again forever)."""
+    try:
+        check_shape(data)
+    except Malformed as err:
+        if isinstance(data, dict) and _is_int(data.get("update_id")):
+            raise Unreadable(data["update_id"], str(err)) from None
+        raise
     try:
         update = Update.de_json(data, bot)
     except Exception as err:  # whatever the library raises on a payload it cannot build

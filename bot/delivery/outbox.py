@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from telegram import Bot, InputFile
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
 
@@ -95,6 +95,33 @@ async def replay(bot: Bot, row: OutboxRow) -> None:
     await send(**given, api_kwargs=kwargs)
 
 
+class Presence:
+    """PostgreSQL: a sender is alive while a session of its own holds an advisory lock keyed by
+    its number (`book.present`); a killed process's session ends with it, and other senders
+    take over what it held at once (`book.alive`). SQLite: nothing (one process per file)."""
+
+    def __init__(self, engine: Engine, number: int) -> None:
+        self.engine, self.number = engine, number
+        self._session: Connection | None = None
+
+    def hold(self) -> None:
+        """Take the lock on a new session (blocking: from a worker thread)."""
+        if self.engine.dialect.name != "postgresql":
+            return
+        self.release()
+        self._session = self.engine.connect()
+        book.present(self._session, self.number)
+        self._session.commit()  # the lock outlives the transaction: idle, not in one
+
+    def release(self) -> None:
+        """End the session, and the lock with it (never back to the pool holding it)."""
+        if self._session is not None:
+            with contextlib.suppress(Exception):  # a session already lost
+                self._session.invalidate()
+                self._session.close()
+            self._session = None
+
+
 class Sender:
     """Sends the outbox through `bot` (not the handlers': nothing it sends can be captured):
     the calls its process wrote (`save`, held for it), and the table's others (what a crash or
@@ -110,6 +137,13 @@ class Sender:
         self._handed: list[OutboxRow] = []  # this process's own calls, held since written
         self._looked_at: float | None = None  # when the table was last looked at (None: never)
         self._left = False  # this sender left calls free (their chat waits): claim them soon
+        self._presence = Presence(service.engine, self.number)
+        self._started = False
+
+    async def start(self) -> None:
+        """Announce this sender alive (before it writes a call held by itself)."""
+        await asyncio.to_thread(self._presence.hold)
+        self._started = True
 
     async def save(self, update_id: int, calls: list[Call]) -> None:
         """An update's calls into the outbox (one transaction; after the change committed);
@@ -126,6 +160,8 @@ class Sender:
 
     async def run(self) -> None:
         """Until `stop` (or cancelled)."""
+        if not self._started:
+            await self.start()
         failures = 0
         while not self.stopping:
             self.wake.clear()
@@ -152,6 +188,7 @@ class Sender:
             await asyncio.wait_for(running, BATCH_TIME + 10)
         except TimeoutError:  # a call hangs: cancelled; its lease lets the next start send it
             log.warning("outbox sender stopped mid-batch")
+        await asyncio.to_thread(self._presence.release)
 
     async def drain_once(self) -> int:
         """Send one batch (the calls handed to it, and every few seconds the table's others:
@@ -162,8 +199,9 @@ class Sender:
         now = time.monotonic()
         if self._looked_at is None or now - self._looked_at > IDLE or self._left or not rows:
             first, self._looked_at = self._looked_at is None, now
-            claimed = await self.service.write(lambda db: self._claim(db, first))
+            claimed, kept = await self.service.write(lambda db: self._claim(db, first))
             self._left = self._left and bool(claimed)  # nothing more to take for now
+            rows = rows if kept else []  # its lock was lost: what it held went back, claimed
             rows = sorted({row.id: row for row in (*claimed, *rows)}.values(), key=_id)
         by_chat: dict[int | None, list[OutboxRow]] = {}
         for row in rows:
@@ -212,16 +250,28 @@ class Sender:
                 done.append((row.id, None))
         return done, []
 
-    def _claim(self, db: Connection, first: bool) -> list[OutboxRow]:
-        """The table's calls this sender may send now; on its first look, on SQLite (where
-        this process is the only one), everything a dead process held is free again."""
+    def _claim(self, db: Connection, first: bool) -> tuple[list[OutboxRow], bool]:
+        """The table's calls this sender may send now, and whether it still holds its own.
+        What a dead sender held is free again: on PostgreSQL that of every sender whose lock
+        nobody holds, claimed since the server started (this one's too if its session was
+        lost: it takes the lock again and claims in order with the others; what was claimed
+        before a restart keeps its lease, its sender may be sending it); on SQLite, where
+        this process is the only one, everything another held, on its first look."""
         now = time.monotonic()
         if self._pruned_at is None or now - self._pruned_at > PRUNE_EVERY:
             book.prune(db, utcnow() - KEEP_SENT)
             self._pruned_at = now
-        if first and db.dialect.name == "sqlite":
-            book.take_over(db, self.number)
-        return book.claim(db, holder=self.number, lease=LEASE, limit=BATCH)
+        kept = True
+        if db.dialect.name == "postgresql":
+            living = book.alive(db)
+            kept = self.number in living
+            if not kept:
+                log.warning("outbox: this sender's database session was lost; taking it again")
+                self._presence.hold()
+            book.take_over(db, living, leased_after=book.started(db) + LEASE)
+        elif first:
+            book.take_over(db, {self.number})
+        return book.claim(db, holder=self.number, lease=LEASE, limit=BATCH), kept
 
     @staticmethod
     def _finish(db: Connection, outcomes: list[tuple[int, str | None]], retry: list[int]) -> None:

@@ -84,7 +84,7 @@ async def _fetch(app: AnyApplication, offset: int) -> tuple[Update, ...]:
 async def poll(app: AnyApplication, stop: asyncio.Event | None = None) -> None:
     """Long polling until SIGINT/SIGTERM (or `stop`); the offset moves past a batch only once
     all of it was processed."""
-    stop = stop or await stop_on_signals()
+    stop = app.bot_data["stop"] = stop or await stop_on_signals()
     async with app:
         if app.post_init:
             await app.post_init(app)

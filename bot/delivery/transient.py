@@ -4,11 +4,13 @@ disk): the update is not acknowledged but processed again, with backoff, until i
 The error handler registered first (`on_transient_error`) notes the update as failed for now
 and stops the generic "Sorry" handler; the member is told once per update that the command will
 be recorded as soon as the database is back (no need to type it again). `bot.delivery.polling`
-and `bot.delivery.webhook` retry.
+and `bot.delivery.webhook` retry. A database file pulled away under the bot (`FileReplaced`) is
+handled the same way, and stops the bot: nothing more is confirmed until it is put back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import sqlite3
@@ -23,6 +25,7 @@ from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 from bot.delivery.capture import direct
 from bot.i18n import N_, pick_language
 from bot.presentation.render import Renderer
+from storage.db import FileReplaced
 
 log = logging.getLogger(__name__)
 NOTICE = N_(
@@ -38,6 +41,8 @@ def is_transient(error: BaseException | None) -> bool:
     I/O errors and a full disk. Integrity errors and bugs are not."""
     if error is None:
         return False
+    if isinstance(error, FileReplaced):  # not confirmed; the bot stops (`stop_for_good`)
+        return True
     if isinstance(error, sa.DBAPIError):
         if error.connection_invalidated:
             return True
@@ -100,6 +105,8 @@ async def on_transient_error(update: object, context: ContextTypes.DEFAULT_TYPE)
     if not is_transient(context.error) or not isinstance(update, Update):
         return
     log.warning("update %s failed for now: %s", update.update_id, context.error)
+    if isinstance(context.error, FileReplaced):
+        stop_for_good(context.application, context.error)
     record = failures(context.application)
     record.pending.add(update.update_id)
     if record.first_notice(update.update_id):
@@ -121,3 +128,19 @@ async def tell(update: Update) -> None:
                 await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=True)
     except TelegramError:
         log.warning("could not tell update %s's member to wait", update.update_id)
+
+
+def stop_for_good(application: Application, error: BaseException) -> None:  # type: ignore[type-arg]
+    """The database file was deleted or replaced under the running bot: stop serving (the
+    loops' stop event, `bot_data["stop"]`); `jifen run` then exits 1. Updates not processed
+    are not confirmed: Telegram delivers them again once the database is back."""
+    if application.bot_data.get("fatal") is None:
+        log.critical(
+            "stopping: %s (deleted or replaced while the bot ran); nothing more is confirmed. "
+            "Put the database back (or restore a backup with the bot stopped), then start it",
+            error,
+        )
+        application.bot_data["fatal"] = str(error)
+    stop = application.bot_data.get("stop")
+    if isinstance(stop, asyncio.Event):
+        stop.set()

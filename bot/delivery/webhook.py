@@ -83,7 +83,8 @@ class WebhookHandler(tornado.web.RequestHandler):
             if not record.take(update.update_id):
                 break
             pause = backoff(attempt)
-            if time.monotonic() - started + pause > WEBHOOK_RETRY_FOR:
+            stopping = self.app.bot_data.get("fatal") is not None  # its database is gone
+            if stopping or time.monotonic() - started + pause > WEBHOOK_RETRY_FOR:
                 raise tornado.web.HTTPError(503)  # Telegram delivers it again later
             await asyncio.sleep(pause)
             attempt += 1
@@ -117,13 +118,14 @@ async def webhook(
     """A webhook server that answers 200 once the update was processed (else Telegram retries)
     and sends the replies afterwards, with a bot of their own (`bot_data["outbox_bot"]`, else
     the application's); `more_routes` (the Mini App's) are served beside it."""
-    stop = await stop_on_signals()
+    stop = app.bot_data["stop"] = await stop_on_signals()
     sending_bot: Bot = app.bot_data.get("outbox_bot") or app.bot
     async with app, sending_bot:
         if app.post_init:
             await app.post_init(app)
         await app.start()
         sender = outbox.Sender(sending_bot, app.bot_data["service"])
+        await sender.start()  # alive before the first update's replies are written
         sending = asyncio.create_task(sender.run())
         server = HTTPServer(
             tornado.web.Application([*routes(app, url_path, secret_token, sender), *more_routes]),

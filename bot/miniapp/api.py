@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import html
-import json
 import logging
 import time
 import uuid
@@ -26,7 +25,7 @@ from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
 from bot.i18n import pick_language
-from bot.miniapp import auth, forms, texts
+from bot.miniapp import auth, forms, guard, texts
 from bot.miniapp.members import Members, Role
 from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
@@ -102,6 +101,8 @@ class Api(tornado.web.RequestHandler):
         self.set_header("Cache-Control", "no-store")
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
+        if status_code < 500:
+            guard.logged(self, status_code)
         self.finish()
 
     async def prepare(self) -> None:
@@ -118,10 +119,15 @@ class Api(tornado.web.RequestHandler):
         if found is None:
             raise tornado.web.HTTPError(404)
         chat_id, thread_id = found
-        role = await self.env.members.role(self.env.application.bot, chat_id, launch.user_id)
+        flood = self.env.application.bot_data.get("flood")
+        if guard.flooded(self, flood, launch.user_id, chat_id, launch.language):
+            return
+        bot, fresh = self.env.application.bot, guard.fresh(self.request)
+        role = await self.env.members.role(bot, chat_id, launch.user_id, fresh=fresh)
         if role is Role.NONE:
             raise tornado.web.HTTPError(404)
         self.place = Place(launch, chat_id, thread_id, role)
+        guard.check_query(self)
 
     @property
     def name(self) -> str:
@@ -152,10 +158,7 @@ class Api(tornado.web.RequestHandler):
         return Renderer(pick_language(chat_lang, self.place.launch.language))
 
     def body(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.request.body or b"null")
-        except ValueError:
-            raise tornado.web.HTTPError(400) from None
+        data = guard.parse(self.request.body)
         if not isinstance(data, dict):
             raise tornado.web.HTTPError(400)
         return data
@@ -326,7 +329,8 @@ class RecordHandler(_Recording):
         if not repeated:
             await self.post_in_chat(r, reply, text)
         lines = r.hand(reply.view) if isinstance(reply, Recorded) else []
-        self.write({"ok": True, "command": text, "repeated": repeated, "html": lines})
+        command = guard.recorded(reply, text)
+        self.write({"ok": True, "command": command, "repeated": repeated, "html": lines})
 
     async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
         """The reply as the chat shows a typed command's, with its Undo button, under a line

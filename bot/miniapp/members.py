@@ -35,12 +35,13 @@ class Members:
         self.ttl, self.clock = ttl, clock
         self._seen: dict[tuple[int, int], tuple[float, Role]] = {}
 
-    async def role(self, bot: Bot, chat_id: int, user_id: int) -> Role:
+    async def role(self, bot: Bot, chat_id: int, user_id: int, *, fresh: bool = False) -> Role:
+        """`fresh`: asked of Telegram now (a recording), not read from the cache."""
         if chat_id > 0:  # a private chat's id is its user's
             return Role.ADMIN if chat_id == user_id else Role.NONE
         now = self.clock()
         seen = self._seen.get((chat_id, user_id))
-        if seen is not None and now - seen[0] < self.ttl:
+        if seen is not None and now - seen[0] < self.ttl and not fresh:
             return seen[1]
         role = await self._ask(bot, chat_id, user_id)
         if len(self._seen) >= MAX_ENTRIES:

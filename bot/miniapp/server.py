@@ -12,6 +12,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
+from bot.miniapp import guard
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
 from bot.miniapp.me import routes as me_routes
@@ -34,6 +35,10 @@ class Static(tornado.web.StaticFileHandler):
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
         )
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def parse_url_path(self, url_path: str) -> str:
+        guard.static_path(self, url_path)  # a NUL or a control character is no file's name
+        return super().parse_url_path(url_path)
 
 
 def routes(application: AnyApplication, *, token: str, max_age: float, **env: Any) -> list[Route]:

@@ -33,6 +33,7 @@ from bot.presentation.render_insight import stats_text
 from bot.presentation.rules_text import help_text, rules_text
 from scoring import EventKind, Game, Unit
 from service import replies as r
+from service.names import visible
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
 
@@ -76,7 +77,9 @@ SEALED = {
 
 
 def quote(command: str) -> str:
-    """A recorded command as echoed in replies: escaped and cut to a sensible length."""
+    """A recorded command as echoed in replies: escaped, neutralised (`visible`), and cut to a
+    sensible length."""
+    command = visible(command)
     return escape(command if len(command) <= QUOTE_LIMIT else command[: QUOTE_LIMIT - 1] + "…")
 
 
@@ -134,12 +137,13 @@ class Renderer:
         return unescape(self._(msgid, **shown))[:200]
 
     def _param(self, key: str, value: object) -> str:
-        """A message parameter: rule texts and game names are translated, the rest escaped."""
+        """A message parameter: rule texts and game names are translated, the rest (what a
+        member typed, too) neutralised and escaped."""
         if key == "problem":
             return self._(str(value))
         if key in ("game", "wanted"):
             return "/".join(self._(labels.GAME.get(g, g)) for g in str(value).split("/"))
-        return escape(str(value))
+        return escape(visible(str(value)))
 
     # --- recording -------------------------------------------------------------------------
 

@@ -3,11 +3,12 @@ order (docs/storage.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
+import sqlalchemy as sa
 from sqlalchemy import and_, bindparam, delete, func, literal, or_, select, update
 from sqlalchemy.engine import Connection
 
@@ -51,6 +52,18 @@ _WAITING = (  # of these chats, those with an unsent call the sender does not ho
 _ADD = Upsert(outbox, lambda stmt: stmt.on_conflict_do_nothing().returning(*outbox.c))
 _DONE = update(outbox).where(outbox.c.id == bindparam("call_id"))
 _UNSENT = select(func.count()).select_from(outbox).where(_unsent)
+_LOCK_COLUMNS = ("locktype", "classid", "objid", "objsubid", "granted", "database")
+_locks = sa.table("pg_locks", *map(sa.column, _LOCK_COLUMNS))
+_here = sa.table("pg_database", sa.column("oid"), sa.column("datname"))
+_ALIVE = select(  # the bigint keys of the session advisory locks held in this database
+    _locks.c.classid.cast(sa.BigInteger) * 2**32 + _locks.c.objid.cast(sa.BigInteger)
+).where(
+    _locks.c.locktype == "advisory",
+    _locks.c.objsubid == 1,
+    _locks.c.granted == sa.true(),
+    _locks.c.database
+    == select(_here.c.oid).where(_here.c.datname == func.current_database()).scalar_subquery(),
+)
 
 
 def _one_at_a_time(db: Connection) -> None:
@@ -69,14 +82,16 @@ def add(
 ) -> list[OutboxRow]:
     """An update's calls (chat, method, payload), in order; a redelivered update's calls,
     already written, are not written again. Returns those written now: held by `holder`, to
-    send them itself, but for those of a chat that has calls waiting (left for `claim`)."""
+    send them itself, but for those of a chat that has calls waiting, and all of them when
+    `holder` is not alive on PostgreSQL (its session lost): left for `claim`."""
     if not calls:
         return []
     _one_at_a_time(db)
     chats = [chat for chat in {chat for chat, _, _ in calls} if chat is not None]
+    held = db.dialect.name != "postgresql" or holder in alive(db)
     now = utcnow()
     asked = {"chats": chats, "holder": holder, "now": now}
-    waiting = set(db.scalars(_WAITING, asked)) if chats else set()
+    waiting = set(db.scalars(_WAITING, asked)) if chats and held else set()
     until = now + lease
     rows = db.execute(
         _ADD.of(db),
@@ -87,8 +102,8 @@ def add(
                 "chat_id": chat,
                 "method": method,
                 "payload": orjson.dumps(payload).decode(),
-                "claimed_by": None if chat in waiting else holder,
-                "claimed_until": None if chat in waiting else until,
+                "claimed_by": holder if held and chat not in waiting else None,
+                "claimed_until": until if held and chat not in waiting else None,
             }
             for seq, (chat, method, payload) in enumerate(calls)
         ],
@@ -106,14 +121,33 @@ def claim(db: Connection, *, holder: int, lease: timedelta, limit: int) -> list[
     return sorted((shaped(OutboxRow, outbox, row) for row in db.execute(_CLAIM, params)), key=_id)
 
 
-def take_over(db: Connection, holder: int) -> None:
-    """Every unsent call held by another sender becomes free (SQLite: this process is the only
-    one on the database, so they are a dead process's)."""
-    db.execute(
-        update(outbox)
-        .where(_unsent, outbox.c.claimed_by != holder)
-        .values(claimed_by=None, claimed_until=None)
-    )
+def present(db: Connection, holder: int) -> None:
+    """PostgreSQL: `holder` is alive while `db`'s session lasts (an advisory lock of its own)."""
+    db.execute(select(func.pg_advisory_lock(holder)))
+
+
+def alive(db: Connection) -> set[int]:
+    """PostgreSQL: the senders alive now, those whose session holds their lock (`present`)."""
+    return set(db.scalars(_ALIVE))
+
+
+def started(db: Connection) -> datetime:
+    """PostgreSQL: when the server started (a sender's lock before that went with it)."""
+    found: datetime = db.execute(select(func.pg_postmaster_start_time())).scalar_one()
+    return found
+
+
+def take_over(
+    db: Connection, living: Collection[int], leased_after: datetime | None = None
+) -> None:
+    """Every unsent call held by a sender not in `living` (a dead process's) becomes free;
+    with `leased_after`, only if its lease ends after it (PostgreSQL: claimed since the server
+    started; an earlier lock went with a restart, not with its sender)."""
+    _one_at_a_time(db)
+    gone = and_(_unsent, outbox.c.claimed_by.is_not(None), outbox.c.claimed_by.not_in(living))
+    if leased_after is not None:
+        gone = and_(gone, outbox.c.claimed_until > leased_after)
+    db.execute(update(outbox).where(gone).values(claimed_by=None, claimed_until=None))
 
 
 def payload(row: OutboxRow) -> dict[str, Any]:

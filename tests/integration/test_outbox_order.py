@@ -1,16 +1,20 @@
 """The outbox's claims, on SQLite and PostgreSQL: a sender keeps its own update's calls unless
 their chat has calls waiting; a chat's later calls never go out while an earlier one is held;
-a dead sender's calls are taken over (SQLite: at once; anywhere: when its lease runs out)."""
+a dead sender's calls are taken over at once (SQLite: by a new start; PostgreSQL: as soon as
+its session, which holds its advisory lock, is gone), else when its lease runs out."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from storage.gateway import outbox as book
 from storage.models import OutboxRow, outbox, utcnow
@@ -49,7 +53,30 @@ def clean(engine: Engine) -> None:
         db.execute(update(outbox).where(outbox.c.sent_at.is_(None)).values(sent_at=utcnow()))
 
 
-def test_a_sender_keeps_its_calls_unless_their_chat_waits(engine: Engine) -> None:
+@contextmanager
+def alive(engine: Engine, holder: int) -> Iterator[Connection]:
+    """A sender's session holding its lock (as `Presence` does), ended as a killed process's."""
+    session = engine.connect()
+    book.present(session, holder)
+    session.commit()
+    try:
+        yield session
+    finally:
+        session.invalidate()
+        session.close()
+
+
+@pytest.fixture
+def senders(engine: Engine) -> Iterator[None]:
+    """On PostgreSQL, A and B alive (their sessions hold their locks) for the test."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    with alive(engine, A), alive(engine, B):
+        yield
+
+
+def test_a_sender_keeps_its_calls_unless_their_chat_waits(engine: Engine, senders: None) -> None:
     clean(engine)
     first = write(engine, 9_001, A, call(X, "x1"), call(None, "answer"))
     assert [row.claimed_by for row in first] == [A, A]  # A sends them itself
@@ -61,7 +88,7 @@ def test_a_sender_keeps_its_calls_unless_their_chat_waits(engine: Engine) -> Non
     assert texts(claim(engine, B)) == ["x2"]  # then goes, in order
 
 
-def test_a_chat_s_calls_go_out_in_order_whoever_claims(engine: Engine) -> None:
+def test_a_chat_s_calls_go_out_in_order_whoever_claims(engine: Engine, senders: None) -> None:
     clean(engine)
     for n in range(3):  # left free: a chat with a call nobody holds (a crash's)
         write(engine, 9_100 + n, A, call(X, f"x{n}"))
@@ -72,7 +99,7 @@ def test_a_chat_s_calls_go_out_in_order_whoever_claims(engine: Engine) -> None:
     assert claim(engine, A) == []
 
 
-def test_claims_at_once_never_take_two_calls_of_one_chat(engine: Engine) -> None:
+def test_claims_at_once_never_take_two_calls_of_one_chat(engine: Engine, senders: None) -> None:
     """A sender claims while another's claim is still open (not committed): the second waits
     for it (PostgreSQL: an advisory lock; SQLite: the one writer), then takes none of them."""
     clean(engine)
@@ -108,10 +135,75 @@ def test_claims_at_once_never_take_two_calls_of_one_chat(engine: Engine) -> None
     assert len(got[A]) == 20 and got[B] == []
 
 
-def test_a_dead_sender_s_calls_are_taken_over(engine: Engine) -> None:
+def test_a_dead_sender_s_calls_are_taken_over(engine: Engine, senders: None) -> None:
     clean(engine)
     held = write(engine, 9_300, A, call(X, "x1"))
     assert claim(engine, B) == []  # A's lease runs
     with UnitOfWork(engine).transaction() as db:
-        book.take_over(db, B)  # a new start of the only process (SQLite)
+        book.take_over(db, {B})  # a new start of the only process (SQLite)
     assert [row.id for row in claim(engine, B)] == [row.id for row in held]
+
+
+def senders_alive(engine: Engine) -> set[int]:
+    with UnitOfWork(engine).transaction() as db:
+        return book.alive(db)
+
+
+def claim_as_sender(engine: Engine, holder: int) -> list[OutboxRow]:
+    """A claim as a PostgreSQL sender makes it: the dead senders' calls freed first."""
+    with UnitOfWork(engine).transaction() as db:
+        book.take_over(db, book.alive(db), leased_after=book.started(db) + LEASE)
+        return book.claim(db, holder=holder, lease=LEASE, limit=100)
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_dead_sender_s_calls_are_taken_over_at_once(pg_engine: Engine) -> None:
+    clean(pg_engine)
+    with alive(pg_engine, B):
+        with alive(pg_engine, A):
+            with UnitOfWork(pg_engine).transaction() as db:
+                assert {A, B} <= book.alive(db)
+            held = write(pg_engine, 9_400, A, call(X, "x1"), call(Y, "y1"))
+            assert claim_as_sender(pg_engine, B) == []  # A lives: its lease (a minute) holds
+            write(pg_engine, 9_401, B, call(X, "x2"))  # left free: x1 is A's
+        deadline = time.monotonic() + 10  # A's process was killed: its server process ends
+        while A in (living := senders_alive(pg_engine)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert A not in living and B in living
+        taken = claim_as_sender(pg_engine, B)  # at once, not when A's lease ends
+        assert texts(taken) == ["x1", "y1", "x2"]
+        assert [row.id for row in taken[:2]] == [row.id for row in held]
+        assert {row.claimed_by for row in taken} == {B}
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_sender_without_its_session_holds_nothing_it_writes(
+    pg_engine: Engine,
+) -> None:
+    """A sender whose session was lost (a database restart) writes its calls free: another
+    may send them, so it must not send them itself from memory."""
+    clean(pg_engine)
+    rows = write(pg_engine, 9_500, A, call(X, "x1"))
+    assert [row.claimed_by for row in rows] == [None]
+    with alive(pg_engine, A):
+        assert [row.claimed_by for row in write(pg_engine, 9_501, A, call(Y, "y1"))] == [A]
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_claim_from_before_the_server_started_keeps_its_lease(
+    pg_engine: Engine,
+) -> None:
+    """After a restart no sender holds its lock yet: what was claimed before the server
+    started stays with its sender (it may be sending it) until the lease ends; what was
+    claimed since is a dead sender's."""
+    clean(pg_engine)
+    with alive(pg_engine, A):
+        held = write(pg_engine, 9_600, A, call(X, "x1"))
+    until = held[0].claimed_until
+    assert until is not None
+    with UnitOfWork(pg_engine).transaction() as db:  # the server started after the claim
+        book.take_over(db, {B}, leased_after=until)
+    assert claim(pg_engine, B) == []
+    with UnitOfWork(pg_engine).transaction() as db:  # the server started before it
+        book.take_over(db, {B}, leased_after=until - LEASE)
+    assert texts(claim(pg_engine, B)) == ["x1"]

@@ -157,7 +157,7 @@ def test_an_idempotency_key_claims_a_negative_update_id_per_chat() -> None:
 
 def test_the_app_settings() -> None:
     s = Settings.given(app_name="table", webhook_url="https://bot.example.com/hook/x")
-    assert (s.app_listen, s.app_port, s.app_max_age) == ("0.0.0.0", 8080, 86400.0)
+    assert (s.app_listen, s.app_port, s.app_max_age) == ("127.0.0.1", 8080, 86400.0)
     assert s.app_page == "https://bot.example.com/app/"
     assert Settings.given(app_url="https://x.example/app/").app_page == "https://x.example/app/"
     loaded = Settings.load(JIFEN_APP_PORT="9000", JIFEN_APP_MAX_AGE="60", JIFEN_APP_LISTEN="::1")

@@ -50,7 +50,7 @@ FIRST_CHAT_ID = -100_990_000_001
 CHANNEL_ID = -100_990_100_001
 FLOOD_CHAT_ID = -100_990_200_001
 JSON = dict[str, Any]
-MALFORMED = [b"null", b"[]", b"7", b"{", b'{"update_id": 1, "message": "x"}', b"[" * 3000]
+MALFORMED = [b"null", b"[]", b"7", b"{", b'{"update_id": "1", "message": "x"}', b"[" * 3000]
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ BOT_ALLOWED: dict[str, frozenset[str]] = {
     # the console's --app serves the Mini App of its chat
     "console": frozenset({"app", "delivery", "settings", "miniapp", "i18n", "ptb_types"}),
     "settings": frozenset(),
+    "dbfile": frozenset(),
     "i18n": frozenset(),
     "ptb_types": frozenset(),
 }

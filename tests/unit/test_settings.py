@@ -11,6 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.settings import InvalidSettings, Settings
+from storage.db import make_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIABLES = [str(f.validation_alias) for f in Settings.model_fields.values()]
@@ -197,9 +198,20 @@ def test_healthcheck_uses_the_same_settings(clean: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in VARIABLES}
     env |= {"PYTHONPATH": str(ROOT), "JIFEN_DATA_DIR": str(clean / "data")}
     check = [sys.executable, str(ROOT / "deploy" / "healthcheck.py")]
+    make_engine(f"sqlite:///{clean / 'data' / 'jifen.sqlite3'}").dispose()  # the bot made it
     done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=clean, timeout=120)
     assert done.returncode == 0, done.stderr  # polling mode: the SQLite database answers
     (clean / ".env").write_text("WEBHOOK_PORT=http\n", encoding="utf-8")
     done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=clean, timeout=120)
     assert done.returncode == 1
     assert done.stderr == "WEBHOOK_PORT must be a port number from 1 to 65535\n"
+
+
+def test_healthcheck_never_creates_a_database(clean: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in VARIABLES}
+    env |= {"PYTHONPATH": str(ROOT), "JIFEN_DATA_DIR": str(clean / "data")}
+    check = [sys.executable, str(ROOT / "deploy" / "healthcheck.py")]
+    done = subprocess.run(check, capture_output=True, text=True, env=env, cwd=clean, timeout=120)
+    assert done.returncode == 1  # the bot's database is not there: unhealthy
+    assert done.stderr == f"no database at {clean / 'data' / 'jifen.sqlite3'}\n"
+    assert not (clean / "data").exists()

@@ -1,0 +1,169 @@
+"""Issue 28, points 2, 4, 5 and 6, through the HTTP API: the app counts against the member's
+flood limit in the chat (the chat's own count, its polite answer), a recording asks afresh
+whether the user is still a member, bad requests are a 4xx and one log line, and a key reused
+with another form answers with what the key recorded."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from bot.chat.flood import FloodGuard
+from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, ZHANG, AppKit, app_kit
+
+ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
+BOB_ZIMO = {"kind": "hu", "clauses": [{"winner": 2, "how": "zimo"}]}
+LIMIT = 20
+POLITE_EN = "Slow down, please: at most 20 commands in 10 seconds each."
+
+
+@pytest.fixture
+async def kit(sqlite_engine: Engine) -> AsyncIterator[AppKit]:
+    """The app of a seated group, with the chat's flood guard on a clock that stands still
+    (the window never slides during the test)."""
+    async for kit in app_kit(sqlite_engine):
+        kit.app.bot_data["flood"] = FloodGuard(limit=LIMIT, window=10.0, clock=lambda: 1000.0)
+        await kit.seat()  # Dan typed one command (/join) in the chat
+        await kit.open_app()
+        yield kit
+
+
+def hands(kit: AppKit) -> int:
+    return sum(1 for e in kit.api.outbox_since(0, GROUP.id) if "in the app:" in e.plain_text)
+
+
+async def test_recordings_stop_at_the_chat_s_flood_limit_with_its_polite_answer(
+    kit: AppKit,
+) -> None:
+    answers = []
+    async with kit.client() as http:
+        for _ in range(60):
+            body = {"key": str(uuid.uuid4()), "form": ZIMO}
+            answer = await http.post("/app/api/record", headers=kit.headers(DAN), json=body)
+            assert answer.status_code == 200
+            answers.append(answer.json())
+    recorded = [a for a in answers if a["ok"]]
+    assert len(recorded) == LIMIT - 1  # Dan's /join in the chat counted too
+    refused = answers[LIMIT - 1 :]
+    assert all(not a["ok"] and a["error"].startswith(POLITE_EN) for a in refused)
+    assert hands(kit) == LIMIT - 1  # only those were posted in the group
+    # The chat's count is the same one; Dan was warned already (in the app): dropped.
+    assert await kit.say(DAN, "/hu Ann zimo") == []
+    assert "Ann +342" in (await kit.say(CAT, "/standings"))[0].plain_text  # 19 × 18
+
+
+async def test_views_count_too_and_answer_429_in_the_member_s_language(kit: AppKit) -> None:
+    async with kit.client() as http:
+        statuses = []
+        for _ in range(30):
+            view = await http.get("/app/api/view", headers=kit.headers(BOB))
+            statuses.append(view.status_code)
+        checks = [
+            (await http.post("/app/api/check", headers=kit.headers(BOB), json={"form": ZIMO}))
+            for _ in range(2)
+        ]
+        zh = [await http.get("/app/api/history", headers=kit.headers(ZHANG)) for _ in range(21)]
+    assert statuses == [200] * (LIMIT - 2) + [429] * 12  # Bob typed /join and /app
+    assert view.json()["ok"] is False and view.json()["error"].startswith(POLITE_EN)
+    assert int(view.headers["Retry-After"]) >= 1
+    assert all(c.status_code == 200 and c.json()["error"].startswith(POLITE_EN) for c in checks)
+    assert [r.status_code for r in zh] == [200] * LIMIT + [429]  # Zhang's own count
+    assert zh[-1].json()["error"].startswith("请慢一点：每人 10 秒内最多 20 条命令。")
+
+
+async def test_a_removed_member_cannot_record_though_the_cache_still_knows_him(
+    kit: AppKit,
+) -> None:
+    async with kit.client() as http:
+        assert (await http.get("/app/api/view", headers=kit.headers(DAN))).status_code == 200
+        kit.api.set_member(GROUP.id, DAN, "left")  # removed from the group a moment later
+        body = {"key": str(uuid.uuid4()), "form": ZIMO}
+        answer = await http.post("/app/api/record", headers=kit.headers(DAN), json=body)
+        assert (answer.status_code, answer.content) == (404, b"")
+        assert hands(kit) == 0
+        # the fresh answer is remembered: the views are closed to him now too
+        assert (await http.get("/app/api/view", headers=kit.headers(DAN))).status_code == 404
+        body = {"key": str(uuid.uuid4()), "form": ZIMO}
+        answer = await http.post("/app/api/record", headers=kit.headers(ANN), json=body)
+        assert answer.json()["ok"]  # a member still records
+
+
+def refusals(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name.startswith("bot.")]
+
+
+@pytest.mark.parametrize(
+    "method, path, body",
+    [
+        ("POST", "/app/api/record", "deep"),
+        ("POST", "/app/api/check", "deep"),
+        ("POST", "/app/api/check", "nested"),
+        ("GET", "/app/api/history?n=²", None),
+        ("GET", "/app/api/history?n=٣", None),
+        ("GET", "/app/api/history?season=²", None),
+        ("GET", "/app/api/view?season=²", None),
+        ("GET", "/app/api/view?season=1" + "0" * 40, None),
+    ],
+)
+async def test_bad_requests_get_a_4xx_and_one_log_line(
+    kit: AppKit, caplog: pytest.LogCaptureFixture, method: str, path: str, body: str | None
+) -> None:
+    content = None
+    if body == "deep":  # past the JSON parser's recursion limit
+        content = b'{"key": "%s", "form": ' % str(uuid.uuid4()).encode() + b"[" * 30_000
+        content += b"]" * 30_000 + b"}"
+    elif body == "nested":  # parsed, but deeper than any form
+        content = b'{"form": {"kind": "hu", "clauses": ' + b"[" * 200 + b"]" * 200 + b"}}"
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        async with kit.client() as http:
+            response = await http.request(method, path, headers=kit.headers(BOB), content=content)
+    assert response.status_code == 400
+    assert len(refusals(caplog)) == 1, [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert hands(kit) == 0
+
+
+async def test_a_nul_in_a_page_s_path_is_a_400_for_anyone(
+    kit: AppKit, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        async with kit.client() as http:
+            for path in ("/app/app.js%00.html", "/app/%00", "/app/app%0a.js"):
+                assert (await http.get(path)).status_code == 400  # no launch data at all
+            assert (await http.get("/app/app.js")).status_code == 200
+    assert len(refusals(caplog)) == 3
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+async def test_a_key_reused_with_another_form_answers_with_what_it_recorded(
+    kit: AppKit,
+) -> None:
+    key = str(uuid.uuid4())
+    async with kit.client() as http:
+        first = await http.post(
+            "/app/api/record", headers=kit.headers(DAN), json={"key": key, "form": ZIMO}
+        )
+        again = await http.post(
+            "/app/api/record", headers=kit.headers(DAN), json={"key": key, "form": BOB_ZIMO}
+        )
+        view = (await http.get("/app/api/view", headers=kit.headers(DAN))).json()
+    assert first.json()["command"] == "/hu Ann zimo qys" and not first.json()["repeated"]
+    assert again.json()["ok"] and again.json()["repeated"]
+    assert again.json()["command"] == "/hu Ann zimo qys"  # what the key recorded
+    assert again.json()["html"] == first.json()["html"]
+    assert [h["text"] for h in view["history"]] == ["/hu Ann zimo qys"]
+    assert hands(kit) == 1
+
+
+def test_the_app_s_warning_is_the_chat_s() -> None:
+    from bot.chat.flood import Verdict
+    from bot.chat.flood_gate import FLOOD_WARNING
+    from bot.miniapp import guard
+
+    assert guard.FLOOD_WARNING == FLOOD_WARNING and Verdict.ALLOW == "allow"
