@@ -124,6 +124,7 @@ class EventRow(SQLModel):
     recorded_by_name: str = Field(default="", sa_column_kwargs=sql_default("''"))
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
     undone_by: int | None = Field(default=None, foreign_key="event.id")
+    tiles: str = Field(default="", sa_column_kwargs=sql_default("''"))  # a hand's, as scored
 
 
 class Event(EventRow, table=True):
