@@ -12,6 +12,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
+from bot.miniapp import preview
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
 from bot.ptb_types import AnyApplication
@@ -40,6 +41,7 @@ def routes(application: AnyApplication, *, token: str, max_age: float, **env: An
     the console's own key) and at most `max_age` seconds old (`env`: more `Env` fields)."""
     context = Env(application, token, max_age, **env)
     return [
+        *preview.routes(context),
         *api_routes(context),
         (r"/app/?()", Static, {"path": str(STATIC), "default_filename": "index.html"}),
         (r"/app/(.+)", Static, {"path": str(STATIC)}),

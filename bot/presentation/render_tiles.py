@@ -32,6 +32,13 @@ def reading_line(_: Gettext, tiles: Mapping[str, Any]) -> str:
 
 def history_lines(_: Gettext, view: HandView) -> list[str]:
     """A hand's tiles in /history, one line per winner who gave them: `  🀄 老王: 111m 222m …`."""
+    return [
+        f"  🀄 {escape(name)}: <code>{escape(reading)}</code>" for name, reading in hands_of(view)
+    ]
+
+
+def hands_of(view: HandView) -> list[tuple[str, str]]:
+    """(winner, reading scored) of each win of a hand given as tiles (the Mini App draws them)."""
     names = view.data.get("names", ())
     seats = view.data.get("seats", ())
     out = []
@@ -40,7 +47,7 @@ def history_lines(_: Gettext, view: HandView) -> list[str]:
         if tiles:
             winner = win.get("winner")
             name = names[seats.index(winner)] if winner in seats else "?"
-            out.append(f"  🀄 {escape(name)}: <code>{escape(str(tiles['reading']))}</code>")
+            out.append((str(name), str(tiles["reading"])))
     return out
 
 
