@@ -156,7 +156,7 @@ def _read(clause: HuClause, name: str) -> TilesReading:
             N_("{name}'s tiles: {problem}"),
             usage=USAGE_TILES,
             name=name,
-            problem=TILES_ERRORS[err.code],
+            problem=TILES_ERRORS.get(err.code, str(err)),
             **params,
         ) from err
     return read

@@ -90,8 +90,8 @@ def _cut_tiles(word: str) -> list[str]:
     """A word that starts with a keyword or a Chinese name and goes on with tiles, cut in two
     (`zimo11122233344455m`, `小李[777p]123m…`); any other word stays whole. Only the first
     place where tiles could start is tried."""
-    found = _TILE_START.search(word, 1)
-    if found is None:
+    found = None if _TILE_START.match(word) else _TILE_START.search(word, 1)
+    if found is None:  # no place where tiles could start, or they start the word
         return [word]
     head, tail = word[: found.start()], word[found.start() :]
     glued = head.lower() in _HU_WORDS or not head[-1].isascii()
