@@ -77,7 +77,7 @@ TILES_ERRORS: Final[dict[str, str]] = {
     ),
     "tiles_words_pattern": N_("'{word}' was given, but the tiles read as {read}, never as {word}"),
     "tiles_words_groups": N_(
-        "'{word}' was given, but the tiles hold {counted} sets of four identical tiles: {read}"
+        "'{word}' was given, but the tiles hold {counted} set(s) of four identical tiles: {read}"
     ),
 }
 

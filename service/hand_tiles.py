@@ -11,6 +11,7 @@ data and, for /export, in the event's `tiles` column.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,7 +129,40 @@ def read_hands(
         read = _read(clause, name)
         kongs += _kongs(tx, table, people, clause, winner, name, read, recorded)
         hands[index] = ReadHand(read, _written(clause, read))
+    _one_set([hand.tiles for hand in hands.values()])
     return HandsRead(hands, tuple(kongs))
+
+
+def _one_set(reads: Sequence[TilesReading]) -> None:
+    """Several winners' tiles come from one set of tiles: at most four of each in all their
+    hands, the discard they all won on (in each hand) counted once."""
+    if len(reads) < 2:
+        return
+    held = [Counter(read.tiles.concealed) for read in reads]
+    total = sum(held, Counter())
+    for read in reads:
+        total.update(tile for meld in read.tiles.declared for tile in meld.tiles)
+    extra = len(reads) - 1
+    shared = set.intersection(*(set(counts) for counts in held))
+    if not shared:
+        raise ServiceError(
+            N_(
+                "The winners on one discard all won on that tile, so it is in each hand, but "
+                "these hands have no tile in common."
+            ),
+            usage=USAGE_TILES,
+        )
+    count, tile = min(max((n - extra * (t == won), t) for t, n in total.items()) for won in shared)
+    if count > 4:
+        raise ServiceError(
+            N_(
+                "The winners' tiles come from one set: together they hold {count} of {tile} "
+                "(the discard they won on counted once), but there are only 4."
+            ),
+            usage=USAGE_TILES,
+            tile=str(tile),
+            count=count,
+        )
 
 
 def _read(clause: HuClause, name: str) -> TilesReading:

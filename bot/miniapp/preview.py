@@ -12,34 +12,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.commands import labels
 from bot.commands.parsing import ParseError
-from bot.i18n import N_, translator
+from bot.miniapp import texts
 from bot.miniapp.api import Env, _Recording
 from service.errors import ServiceError
 from service.replies import Recorded, TableView
 from service.requests import ShowPlayers
-
-#: The keyboard's words (static/tiles.js asks for these keys).
-WORDS: dict[str, str] = {
-    "hand": N_("Tiles"),
-    "pung": N_("[ ] exposed pung"),
-    "kong": N_("[ ] exposed kong"),
-    "concealed": N_("( ) concealed kong"),
-    "clear": N_("Clear"),
-    "count": N_("{n} of {needed} tiles"),
-    "pick": N_(
-        "Tap the tiles of the hand, the winning tile too; tap a tile of the hand to take it out."
-    ),
-    "meld": N_("Now tap the tile of the group."),
-    "full": N_("All four are in the hand."),
-}
-
-
-def words(lang: str) -> dict[str, str]:
-    """The keyboard's words in `lang`."""
-    _ = translator(lang).gettext
-    return {key: _(msgid) for key, msgid in WORDS.items()}
 
 
 def _wins(reply: Recorded) -> list[dict[str, Any]]:
@@ -67,8 +45,10 @@ class TilesHandler(_Recording):
         table, lang = await self.read(ShowPlayers())
         lang = self.renderer(lang).lang
         seats = list(table.seats) if isinstance(table, TableView) else []
-        wins = {key: translator(lang).gettext(msgid) for key, msgid in labels.WIN.items()}
-        self.write({"lang": lang, "words": words(lang), "wins": wins, "seats": seats})
+        strings = texts.strings(lang)
+        self.write(
+            {"lang": lang, "words": strings["tiles"], "wins": strings["win"], "seats": seats}
+        )
 
     async def post(self) -> None:
         try:

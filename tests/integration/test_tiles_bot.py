@@ -25,9 +25,10 @@ async def test_the_reply_says_which_reading_was_scored(bot: Harness) -> None:
 
 async def test_unicode_tiles_and_several_winners(bot: Harness) -> None:
     await bot.seat()
-    text = await bot.text(DAN, "/hu Ann pao Dan 🀇🀇🀈🀈🀉🀉🀊🀊🀋🀋🀌🀌🀍🀍; Bob pao Dan qys 11122233344455p")
+    both = "/hu Ann pao Dan 🀇🀇🀈🀈🀉🀉🀊🀊🀋🀋🀌🀌🀍🀍; Bob pao Dan 111222333444p77m"
+    text = await bot.text(DAN, both)  # both won on Dan's 7m
     assert "Tiles: 11m 22m 33m 44m 55m 66m 77m" in text  # 七对 清一色: 4 × 2 × 2 = 16
-    assert "Dan → Ann 24" in text and "Dan → Bob 24" in text
+    assert "Dan → Ann 24" in text and "Dan → Bob 12" in text  # 碰碰胡 门清: 4 × 2 = 8
 
 
 async def test_refusals_say_why_and_change_nothing(bot: Harness) -> None:
@@ -40,7 +41,7 @@ async def test_refusals_say_why_and_change_nothing(bot: Harness) -> None:
         ("/hu Ann zimo [123m] 456m789s55s11z", "no chow (不准吃牌)"),
         ("/hu Ann zimo qidui 11122233344455m", "'七对 qidui' was given, but the tiles read"),
         ("/hu Ann zimo mq [777p] 123m456m789s55s", "the tiles show the exposed group '[777p]'"),
-        ("/hu Ann pao Bob qidui2 11335577m99p1111s", "hold 1 sets of four identical tiles"),
+        ("/hu Ann pao Bob qidui2 11335577m99p1111s", "hold 1 set(s) of four identical tiles"),
         ("/hu Ann zimo [2222p] 123m456m789s55s", "record it first with /gang"),
     ]:
         text = await bot.text(CAT, typed)

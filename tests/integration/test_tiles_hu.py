@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from scoring import Pattern, WinType, settle_hand
+from service.errors import ServiceError
 from service.replies import Recorded
 from tests.conftest import migrated
 from tests.integration.helpers import Chat
@@ -170,3 +171,23 @@ def test_words_beside_the_tiles_are_checked_and_a_lower_pattern_is_noted(chat: C
     (win,) = reply.view.data["wins"]
     assert (win["value"]["pattern"], win["value"]["groups"]) == ("qidui", 1)
     assert "written" not in win["tiles"]  # 七对 said, the tiles counted the set of four
+
+
+def test_several_winners_tiles_come_from_one_set(chat: Chat) -> None:
+    """Each winner on one discard holds the discarded tile: it alone may be counted twice."""
+    paid = chat.say(WINNER, "/hu 老王 pao 阿张 11122233344455m; 小李 pao 阿张 11m666777888999m")
+    assert isinstance(paid, Recorded)  # 1m: 3 + 2, the discard counted once
+    assert [w["tiles"]["reading"] for w in paid.view.data["wins"]] == [
+        "111m 222m 333m 444m 55m",
+        "666m 777m 888m 999m 11m",
+    ]
+    for hu, params in [
+        (
+            "/hu 老王 pao 阿张 11112222333355m; 小李 pao 阿张 55556666777788m",
+            {"tile": "5m", "count": 5},
+        ),
+        ("/hu 老王 pao 阿张 11122233344455m; 小李 pao 阿张 111222333p444s55s", {}),
+    ]:
+        with pytest.raises(ServiceError) as refused:
+            chat.say(WINNER, hu)
+        assert refused.value.params == params, hu
