@@ -102,7 +102,12 @@ def reading_text(reading: Reading) -> str:
     out: list[str] = []
     while melds:
         meld = melds.pop(0)
-        if meld.kind == MeldKind.PAIR and melds and melds[0] == meld and reading.pattern == "qidui":
+        if (
+            meld.kind == MeldKind.PAIR
+            and melds
+            and melds[0] == meld
+            and reading.pattern == Pattern.QIDUI
+        ):
             melds.pop(0)
             out.append(str(Meld(MeldKind.KONG, meld.tile)).strip("()"))
         else:
