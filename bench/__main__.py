@@ -28,6 +28,7 @@ from bench.path import LoneResult, PathResult, measure_lone, measure_path
 from bench.process import measure_process
 from bench.scoring_mix import measure_scoring
 from bench.standings import measure_standings
+from bench.tiles import measure_tiles
 from bench.timing import rounded
 from bench.webhook import FULL as WEBHOOK_FULL
 from bench.webhook import QUICK as WEBHOOK_QUICK
@@ -63,6 +64,8 @@ TARGETS: dict[str, tuple[str, float]] = {
     # issue 25: a `jifen run` webhook worker measured from outside (bench.webhook)
     "webhook_cpu_vs_echo": ("<=", 2),
     "reply_p99_ms_100rps": ("<=", 100),
+    # issue 29: reading a hand from its tiles under 1 ms
+    "tiles_read_per_s": (">=", 1_000),
 }
 
 
@@ -206,6 +209,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
     scoring = timed(
         "scoring", lambda: measure_scoring(hands=plan.scoring_hands, reps=plan.scoring_reps)
     )
+    tiles = timed("tiles", lambda: measure_tiles(reps=plan.scoring_reps))
     process = timed(
         "process",
         lambda: measure_process(workdir, runs=plan.process_runs, fresh=not plan.quick),
@@ -228,6 +232,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "overhead_vs_echo": rounded(path.overhead_vs_echo),
         "standings_ratio_100k": rounded(standings.ratio),
         "scoring_per_s": rounded(scoring, 0),
+        "tiles_read_per_s": rounded(tiles, 0),
         "rss_mb": rounded(process.rss_mb, 1),
         "start_s": rounded(process.start_s, 3),
         "pg_hands_per_s": rounded(postgres.hands_per_s, 1) if postgres else None,

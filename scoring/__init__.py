@@ -34,9 +34,17 @@ from scoring.mahjong_model import (
     WinType,
 )
 from scoring.settle_up import SETTLE_UP_ERRORS, settle_up
+from scoring.tiles_model import TILES_ERRORS
 
-#: Every ScoringError code of the package with a short English meaning (for translations).
-ERROR_CODES: dict[str, str] = {**MAHJONG_ERRORS, **K510_ERRORS, **SETTLE_UP_ERRORS, **FREE_ERRORS}
+#: Every ScoringError code of the package with a short English meaning (for translations);
+#: a tile refusal's meaning is a template its `params` fill.
+ERROR_CODES: dict[str, str] = {
+    **MAHJONG_ERRORS,
+    **K510_ERRORS,
+    **SETTLE_UP_ERRORS,
+    **FREE_ERRORS,
+    **TILES_ERRORS,
+}
 
 __all__ = [
     "ERROR_CODES",
@@ -44,6 +52,7 @@ __all__ = [
     "K510_ERRORS",
     "MAHJONG_ERRORS",
     "SETTLE_UP_ERRORS",
+    "TILES_ERRORS",
     "EventKind",
     "Formula",
     "Game",

@@ -3,8 +3,8 @@
 Frozen dataclasses only; `scoring.tiles_notation` parses the notation and `scoring.tiles` reads
 the hand. `TILES_ERRORS` maps every `ScoringError.code` raised by those modules to what it means
 and how the hand is written correctly: a template that the error's `params` fill (each names the
-tiles or counts involved). They are not marked for translation (N_) yet: the Chinese catalog,
-bot/locale, takes them with the bot's use of them.
+tiles or counts involved), marked for translation (N_): the bot shows it filled in the chat's
+language.
 """
 
 from __future__ import annotations
@@ -14,68 +14,70 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final
 
-from scoring.errors import ScoringError
+from scoring.errors import N_, ScoringError
 from scoring.mahjong_model import Pattern, Win, WinType
 
 TILES_ERRORS: Final[dict[str, str]] = {
-    "tiles_char": (
+    "tiles_char": N_(
         "'{char}' is not part of the tile notation: digits then a suit letter (m p s z), "
         "[777p] for an exposed pung or kong, (9999m) for a concealed kong"
     ),
-    "tiles_flower": "'{char}' is not a tile of this game: no flowers, seasons or jokers",
-    "tiles_no_suit": "the digits '{digits}' have no suit letter after them: write e.g. 123m",
-    "tiles_suit_without_digits": (
+    "tiles_flower": N_("'{char}' is not a tile of this game: no flowers, seasons or jokers"),
+    "tiles_no_suit": N_("the digits '{digits}' have no suit letter after them: write e.g. 123m"),
+    "tiles_suit_without_digits": N_(
         "the suit letter '{letter}' follows no digits: write the digits first, e.g. 55{letter}"
     ),
-    "tiles_suit_unknown": (
+    "tiles_suit_unknown": N_(
         "unknown suit '{letter}' in '{digits}{letter}': the suits are m 万, p 筒, s 条, z 字"
     ),
-    "tiles_digit_zero": "'{tile}': tiles are numbered 1 to 9 (a red five is written 5)",
-    "tiles_honour_range": "'{tile}': the honours are 1z to 7z (东 南 西 北 中 发 白)",
-    "tiles_bracket_nested": "a bracket opens inside '{group}': groups are not nested",
-    "tiles_bracket_unclosed": "'{group}' is not closed: write [777p] or (9999m)",
-    "tiles_bracket_unopened": "'{char}' closes no group: write [777p] or (9999m)",
-    "tiles_bracket_mismatch": (
+    "tiles_digit_zero": N_("'{tile}': tiles are numbered 1 to 9 (a red five is written 5)"),
+    "tiles_honour_range": N_("'{tile}': the honours are 1z to 7z (东 南 西 北 中 发 白)"),
+    "tiles_bracket_nested": N_("a bracket opens inside '{group}': groups are not nested"),
+    "tiles_bracket_unclosed": N_("'{group}' is not closed: write [777p] or (9999m)"),
+    "tiles_bracket_unopened": N_("'{char}' closes no group: write [777p] or (9999m)"),
+    "tiles_bracket_mismatch": N_(
         "'{group}' opens with one bracket and closes with another: [777p] exposed, "
         "(9999m) concealed kong"
     ),
-    "tiles_exposed_run": (
+    "tiles_exposed_run": N_(
         "'{group}': this rule set has no chow (不准吃牌), so no exposed run; exposed groups are "
         "pungs [777p] and kongs [2222s], runs stand in the hand without brackets"
     ),
-    "tiles_group_shape": (
+    "tiles_group_shape": N_(
         "'{group}': an exposed group in brackets is a pung of three identical tiles [777p] or a "
         "kong of four [2222s]"
     ),
-    "tiles_concealed_kong": (
+    "tiles_concealed_kong": N_(
         "'{group}': parentheses hold a concealed kong, four identical tiles such as (9999m); "
         "the other concealed tiles stand without brackets"
     ),
-    "tiles_copies": "{tile} is written {count} times: there are only 4 of each tile",
-    "tiles_count": (
-        "{given} tiles given, {needed} needed: 14 with the winning tile, plus one for each of "
-        "the {kongs} kongs"
+    "tiles_copies": N_("{tile} is written {count} times: there are only 4 of each tile"),
+    "tiles_count": N_(
+        "{given} tiles given, {needed} needed: 14 with the winning tile, and one more for each "
+        "kong ({kongs} here)"
     ),
-    "tiles_not_winning": (
+    "tiles_not_winning": N_(
         "not a winning hand: {left} do not fit four melds (pungs, kongs, runs) and a pair, nor "
         "seven pairs"
     ),
-    "tiles_special_melds": (
+    "tiles_special_melds": N_(
         "{how} is won on the first tiles, before anyone melds or kongs: the tiles cannot show "
         "the group '{group}'"
     ),
-    "tiles_words_qingyise": "清一色 (qys) was given, but the tiles are of the suits {suits}",
-    "tiles_words_menqing": "门清 (mq) was given, but the tiles show the exposed group '{group}'",
-    "tiles_words_quanqiuren": (
+    "tiles_words_qingyise": N_("清一色 (qys) was given, but the tiles are of the suits {suits}"),
+    "tiles_words_menqing": N_(
+        "门清 (mq) was given, but the tiles show the exposed group '{group}'"
+    ),
+    "tiles_words_quanqiuren": N_(
         "全求人 (qqr) needs four exposed groups in brackets; the tiles show {exposed}"
     ),
-    "tiles_words_sealed": (
+    "tiles_words_sealed": N_(
         "封胡 (feng) needs three melds taken off the sealed player; the tiles show {exposed} "
         "exposed groups"
     ),
-    "tiles_words_pattern": "'{word}' was given, but the tiles read as {read}, never as {word}",
-    "tiles_words_groups": (
-        "'{word}' was given, but the tiles hold {counted} sets of four identical tiles: {read}"
+    "tiles_words_pattern": N_("'{word}' was given, but the tiles read as {read}, never as {word}"),
+    "tiles_words_groups": N_(
+        "'{word}' was given, but the tiles hold {counted} set(s) of four identical tiles: {read}"
     ),
 }
 

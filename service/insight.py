@@ -316,7 +316,7 @@ class _Ledger:
 def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:
     """(unit, name) → the sum of the live rows: what /standings shows."""
     out: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
-    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone in rows:
+    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles in rows:
         if undone:
             continue
         if payer is not None:

@@ -221,8 +221,11 @@ def pay_out(
     return after
 
 
-def record(tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any]) -> EventRow:
-    """Append a hand or kong of `table` to the ledger (numbered in the chat)."""
+def record(
+    tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any], tiles: str = ""
+) -> EventRow:
+    """Append a hand or kong of `table` to the ledger (numbered in the chat); `tiles`: a hand's
+    winning tiles, for /export."""
     event = book.add_event(
         tx.db,
         tx.chat,
@@ -234,6 +237,7 @@ def record(tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any]) -> Ev
         data=data,
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
+        tiles=tiles,
     )
     tx.event_id = event.id
     return event

@@ -26,6 +26,7 @@ from scoring.mahjong_model import (
 )
 from service import players as who
 from service.errors import N_, ServiceError
+from service.hand_tiles import NO_TILES, HandsRead, read_hands
 from service.ledger import fresh_view, pay_out, record
 from service.records import as_record
 from service.replies import Recorded, TableView
@@ -59,9 +60,14 @@ def gang(tx: Tx, req: Gang) -> Recorded:
 def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people, balances = who.seated_with_balances(tx, table, UNIT)
-    kongs = PendingKongs(k for _, k in _pending_kongs(tx, table))
-    wins = tuple(_win(tx, table, people, clause, kongs) for clause in req.clauses)
-    return _settle(tx, table, people, balances, wins, kongs.settling())
+    recorded = [k for _, k in _pending_kongs(tx, table)]
+    tiles = read_hands(tx, table, people, req.clauses, recorded)
+    kongs = PendingKongs([*recorded, *tiles.kongs])
+    wins = tuple(
+        tiles.apply(i, _win(tx, table, people, clause, kongs))
+        for i, clause in enumerate(req.clauses)
+    )
+    return _settle(tx, table, people, balances, wins, kongs.settling(), tiles)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
@@ -78,6 +84,7 @@ def _settle(
     balances: Mapping[int, Fraction | int | None],
     wins: tuple[Win, ...],
     kongs: tuple[Kong, ...],
+    tiles: HandsRead = NO_TILES,
 ) -> Recorded:
     hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
@@ -87,21 +94,29 @@ def _settle(
             N_("This hand cannot be scored: {problem}"), problem=ERROR_CODES.get(err.code, str(err))
         ) from err
     data = {
-        "wins": [_win_data(w, v, table) for w, v in zip(wins, result.values, strict=True)],
+        "wins": [
+            _win_data(w, v, table) | tiles.data(i)
+            for i, (w, v) in enumerate(zip(wins, result.values, strict=True))
+        ],
         "kongs": [_kong_data(k, table) for k in kongs],
         "dealer_before": table.dealer,
         "dealer_after": result.next_dealer,
         "names": [p.name for p in people],
         "seats": list(table.seats),
     }
-    event = record(tx, table, EventKind.HAND, data)
+    winners = [people[w.winner].name for w in wins]
+    event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners))
     transfers = _transfers(tx, table, event.id, result)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
-    unsaid = tuple(people[w.winner].name for w in wins if menqing_unsaid(hand, w))
+    unsaid = tuple(
+        people[w.winner].name
+        for i, w in enumerate(wins)
+        if menqing_unsaid(hand, w) and i not in tiles.hands  # tiles say whether it was 门清
+    )
     return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
 
 

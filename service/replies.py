@@ -340,9 +340,9 @@ class ChartData:
 # "YYYY-MM-DD HH:MM:SS"; hand number, None for none; game: "mahjong" | "510k" | "510k3" |
 # "free"; unit: "mahjong" | "510k" | "free" | "free:<name>"; payer's name, None for the table
 # (510K, free rounds); payee's name; amount, exact, as stored: "-3", "45/2"; reason: "win" |
-# "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0). A plain tuple: a
-# season has millions.
-ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int]
+# "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0; the hand's tiles as
+# scored, "" when not given). A plain tuple: a season has millions.
+ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str]
 
 
 @dataclass(frozen=True)

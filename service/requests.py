@@ -100,6 +100,8 @@ class HuClause:
     menqing: bool = False
     quanqiuren: bool = False
     sealed: PlayerRef | None = None  # feng <B>
+    tiles: str = ""  # the winner's hand as tiles, as written (read by the service); "": none
+    pattern_word: bool = False  # with tiles: a pattern word was typed beside them
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,7 @@ class EventRow(SQLModel):
     recorded_by_name: str = Field(default="", sa_column_kwargs=sql_default("''"))
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
     undone_by: int | None = Field(default=None, foreign_key="event.id")
+    tiles: str = Field(default="", sa_column_kwargs=sql_default("''"))  # a hand's, as scored
 
 
 class Event(EventRow, table=True):
@@ -256,7 +257,7 @@ class StatHands(SQLModel, table=True):
 
 class StatMate(SQLModel, table=True):
     """How many live hands of a season two players were at together, per ordered pair (/me:
-    whom one plays most), kept like the other counters (revision 0023)."""
+    whom one plays most), kept like the other counters (revision 0017)."""
 
     __tablename__ = "stat_mate"
 

@@ -1,4 +1,5 @@
-"""The /hu button wizard: winner → how → from → pattern → flags → confirm.
+"""The /hu button wizard: winner → how → from → pattern → flags → confirm; or, instead of the
+pattern, "enter the tiles": it shows the command to complete with the winner's tiles.
 
 Stateless: the whole state rides in the callback data (``v1:w:<winner>.<how>.<from>.<pattern>
 .<flags>.<stage>``), so it survives restarts and works across webhook workers. It ends in the
@@ -47,6 +48,7 @@ HOWS = {
     "renhu": WinType.RENHU,
 }
 PATTERNS = ("jihu", "pph", "qidui", "qidui1", "qidui2", "qidui3")
+TILES = "tiles"  # the pattern screen's last choice: the tiles decide the pattern and flags
 PATTERN_LABEL = {"pph": "pengpenghu", "qidui": "qidui0"}
 FLAGS = ("qys", "mq", "qqr")
 FLAG_LABEL = {"qys": "qingyise", "mq": "menqing", "qqr": "quanqiuren"}
@@ -89,7 +91,7 @@ class Wizard:
         words = ["/hu", str(self.winner), self.how or ""]
         if self.source not in (None, "-"):
             words.append(str(self.source))
-        if self.pattern and self.pattern != "jihu":
+        if self.pattern and self.pattern not in ("jihu", TILES):
             words.append(self.pattern)
         words += [f for i, f in enumerate(FLAGS) if (self.flags or 0) >> i & 1]
         return " ".join(words)
@@ -109,7 +111,8 @@ def decode(arg: str) -> Wizard | None:
         return None
     if source not in (None, "-") and source == winner:
         return None
-    if pattern is not None and pattern not in PATTERNS:
+    tiles = pattern == TILES and flags is None and not stage  # the last screen: no flags
+    if pattern is not None and pattern not in PATTERNS and not tiles:
         return None
     if flags is not None and how is not None and pattern is not None:
         shown = offered(how, pattern, int(flags))
@@ -162,7 +165,10 @@ def screen(w: Wizard, table: Table, r: Renderer) -> Out:
             for p in PATTERNS
             if not (no_pairs and p.startswith("qidui"))
         ]
-        return Out(r._(N_("🀄 Which pattern?")), (*_rows(rows, 2), (cancel,)))
+        tiles = Button(r._(N_("🀄 Enter the tiles")), replace(w, pattern=TILES).encode())
+        return Out(r._(N_("🀄 Which pattern?")), (*_rows(rows, 2), (tiles,), (cancel,)))
+    if w.pattern == TILES:
+        return Out(tiles_screen(w, who, bool(kongs), r), ((cancel,),))
     flags = w.flags or 0
     if w.stage == "":
         shown = offered(w.how, w.pattern, flags, kongs)
@@ -182,6 +188,26 @@ def screen(w: Wizard, table: Table, r: Renderer) -> Out:
     text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
     record = Button(r._(N_("Record")), replace(w, stage="go").encode())
     return Out(text, ((record, cancel),))
+
+
+ENTER_TILES = N_(
+    "🀄 Send {name}'s tiles with this command (tap it to copy, then add the tiles):\n"
+    "{command}\n"
+    "e.g. {example} — m 万, p 筒, s 条, z 字 (1–7: 东 南 西 北 中 发 白), [777p] an exposed "
+    "pung or kong, (9999m) a concealed kong; 14 tiles with the winning one, one more per kong. "
+    "The tiles decide the pattern and the flags."
+)
+KONGS_IN_TILES = N_("Write {name}'s kongs of this hand in the tiles too.")
+
+
+def tiles_screen(w: Wizard, name: str, konged: bool, r: Renderer) -> str:
+    """The command to complete with the winner's tiles, an example of it, and the notation."""
+    command = w.command()
+    example = f"<code>{escape(command)} [777p] 123m456m789s55s</code>"
+    text = r._(
+        ENTER_TILES, name=escape(name), command=f"<code>{escape(command)} </code>", example=example
+    )
+    return text + ("\n" + r._(KONGS_IN_TILES, name=escape(name)) if konged else "")
 
 
 ASK_MENQING = N_(

@@ -1,5 +1,7 @@
 """Mahjong: `/gang` (a kong) and `/hu` (a win, up to three winners); words typed without
-spaces are cut into their keywords (`老王自摸清一色`)."""
+spaces are cut into their keywords (`老王自摸清一色`). A /hu clause may give the winner's hand
+as tiles (`123m456m789s55s [777p]`, spaced or not, 🀇… too): they are passed on as written,
+for the service to read."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from bot.commands.words import (
 )
 from bot.i18n import N_
 from scoring.mahjong_model import KongKind, Pattern, WinType
+from scoring.tiles_notation import looks_like_tiles
 from service.requests import ChainKong, Gang, Hu, HuClause, PlayerRef
 
 
@@ -77,8 +80,24 @@ def _glue_splitter(keywords: frozenset[str]) -> Callable[[str], list[str]]:
     return split
 
 
-_split_hu = _glue_splitter(frozenset({*HOW, *PATTERNS, *FLAGS, *KONGS}))
+_HU_WORDS = frozenset({*HOW, *PATTERNS, *FLAGS, *KONGS})
+_split_hu = _glue_splitter(_HU_WORDS)
 _split_gang = _glue_splitter(frozenset(KONGS))
+_TILE_START = re.compile(r"[0-9\[(【〔\U0001F000-\U0001F02B]")
+
+
+def _cut_tiles(word: str) -> list[str]:
+    """A word that starts with a keyword or a Chinese name and goes on with tiles, cut in two
+    (`zimo11122233344455m`, `小李[777p]123m…`); any other word stays whole. Only the first
+    place where tiles could start is tried."""
+    found = None if _TILE_START.match(word) else _TILE_START.search(word, 1)
+    if found is None:  # no place where tiles could start, or they start the word
+        return [word]
+    head, tail = word[: found.start()], word[found.start() :]
+    glued = head.lower() in _HU_WORDS or not head[-1].isascii()
+    if glued and not looks_like_tiles(head) and looks_like_tiles(tail):
+        return [head, tail]
+    return [word]
 
 
 def parse_gang(args: str) -> Gang:
@@ -120,7 +139,7 @@ def parse_gang(args: str) -> Gang:
 def _hu_player(words: Cursor, msgid: str, after: str) -> PlayerRef:
     """The player that must follow `after` in a /hu clause (`msgid` names what is missing)."""
     word = words.next()
-    if word is None or word.lower() in NOT_A_PLAYER:
+    if word is None or word.lower() in NOT_A_PLAYER or looks_like_tiles(word):
         raise ParseError(msgid, USAGE["hu"], word=show(after))
     return player_ref(word, USAGE["hu"])
 
@@ -134,6 +153,8 @@ def _optional_payer(words: Cursor) -> PlayerRef | None:
     is a player here)."""
     word = words.peek()
     if word is None or word.lower() in NOT_A_PLAYER or word.lower() in FLAGS:
+        return None
+    if looks_like_tiles(word):
         return None
     words.next()
     return player_ref(word, USAGE["hu"])
@@ -219,9 +240,11 @@ def _stray(word: str, how: WinType | None) -> ParseError:
 
 
 def _hu_clause(text: str) -> HuClause:
-    """`<winner> <how> [pattern] [flags]` (pattern and flags may also come before the how)."""
+    """`<winner> <how> [pattern] [flags] [tiles]` (pattern, flags and tiles may also come before
+    the how; the tiles' words are joined, spaced as typed)."""
     usage = USAGE["hu"]
-    words = Cursor([piece for word in text.split() for piece in _split_hu(word)])
+    pieces = (piece for word in text.split() for piece in _split_hu(word))
+    words = Cursor([cut for piece in pieces for cut in _cut_tiles(piece)])
     first = words.next()
     if first is None or first.lower() in NOT_A_PLAYER:
         raise ParseError(
@@ -237,10 +260,13 @@ def _hu_clause(text: str) -> HuClause:
     pattern: tuple[Pattern, int] | None = None
     flags: dict[str, str] = {}  # flag → the word that gave it
     sealed: PlayerRef | None = None
+    tiles: list[str] = []
     how_word = pattern_word = ""  # for duplicate errors
     while (word := words.next()) is not None:
         key = word.lower()
-        if key in HOW:
+        if looks_like_tiles(word) or (DIGITS.fullmatch(word) and _among_tiles(tiles, words)):
+            tiles.append(word)
+        elif key in HOW:
             if how is not None:
                 raise ParseError(
                     N_("two ways to win in one clause: '{first}' and '{second}'"),
@@ -299,7 +325,16 @@ def _hu_clause(text: str) -> HuClause:
         menqing=MQ in flags,
         quanqiuren=QQR in flags,
         sealed=sealed,
+        tiles=" ".join(tiles),
+        pattern_word=pattern is not None and bool(tiles),
     )
+
+
+def _among_tiles(tiles: list[str], words: Cursor) -> bool:
+    """Digits stand among tiles (`123 456m`: their suit is missing) when tiles come before or
+    right after them."""
+    after = words.peek()
+    return bool(tiles) or (after is not None and looks_like_tiles(after))
 
 
 def parse_hu(args: str) -> Hu:

@@ -30,6 +30,7 @@ from bot.miniapp.members import Members, Role
 from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
 from bot.presentation.render import Renderer
+from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
 from service.context import Actor, Ctx
 from service.core import Service
@@ -177,6 +178,7 @@ def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
         "undone": view.undone,
         "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
         "html": r.hand(view),
+        "tiles": [{"name": name, "reading": reading} for name, reading in hands_of(view)],
     }
 
 

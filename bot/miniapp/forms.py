@@ -33,6 +33,7 @@ CHAINED = frozenset({"gangkai", "gangpao", "qianggang"})
 PATTERNS = ("jihu", "pph", "qidui", "qidui1", "qidui2", "qidui3")
 KONGS = ("an", "ming", "bu")
 FLAGS = ("qys", "mq", "qqr")
+TILES = re.compile(r"[1-9mpsz\[\]() ]{1,100}")  # the tile keyboard's notation (static/tiles.js)
 
 
 class FormError(ValueError):
@@ -80,6 +81,10 @@ def _clause(c: Any, label: Label) -> str:
     words += [flag for flag in FLAGS if c.get(flag) is True]
     if c.get("sealed") is not None:
         words += ["feng", label(_seat(c["sealed"]))]
+    if c.get("tiles") is not None:
+        if not isinstance(c["tiles"], str) or not TILES.fullmatch(c["tiles"].strip()):
+            raise FormError("tiles")
+        words.append(c["tiles"].strip())
     return " ".join(words)
 
 

@@ -12,7 +12,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
-from bot.miniapp import guard
+from bot.miniapp import guard, preview
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
 from bot.miniapp.me import routes as me_routes
@@ -47,6 +47,7 @@ def routes(application: AnyApplication, *, token: str, max_age: float, **env: An
     context = Env(application, token, max_age, **env)
     return [
         *me_routes(context),  # /me's page of its own (bot.miniapp.me)
+        *preview.routes(context),
         *api_routes(context),
         (r"/app/?()", Static, {"path": str(STATIC), "default_filename": "index.html"}),
         (r"/app/(.+)", Static, {"path": str(STATIC)}),

@@ -1,5 +1,6 @@
 """The page's own words, translated by the bot's catalogs and sent with the data (the page has
-no catalog of its own). Keys are what `static/app.js` asks for."""
+no catalog of its own). Keys are what `static/app.js` asks for; `tiles`, the tile keyboard's
+(`static/tiles.js`: `tileKeyboard({strings: data.strings.tiles, …})`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,22 @@ PAGE: dict[str, str] = {
 }
 
 
+#: The tile keyboard's words (keys that static/tiles.js asks for).
+TILES: dict[str, str] = {
+    "hand": N_("Tiles"),
+    "pung": N_("[ ] exposed pung"),
+    "kong": N_("[ ] exposed kong"),
+    "concealed": N_("( ) concealed kong"),
+    "clear": N_("Clear"),
+    "count": N_("{n} of {needed} tiles"),
+    "pick": N_(
+        "Tap the tiles of the hand, the winning tile too; tap a tile of the hand to take it out."
+    ),
+    "meld": N_("Now tap the tile of the group."),
+    "full": N_("All four are in the hand."),
+}
+
+
 def strings(lang: str) -> dict[str, object]:
     """The page's words and the game's names (ways to win, patterns, flags, kongs, units) in
     `lang`."""
@@ -57,4 +74,5 @@ def strings(lang: str) -> dict[str, object]:
         "flag": {key: _(msgid) for key, msgid in labels.FLAG.items()},
         "kong": {key: _(msgid) for key, msgid in labels.KONG.items()},
         "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()},
+        "tiles": {key: _(msgid) for key, msgid in TILES.items()},
     }

@@ -41,6 +41,7 @@ HEADER = (
     N_("reason"),
     N_("recorded by"),
     N_("undone"),
+    N_("tiles"),  # the winner's hand, where the /hu gave it as tiles
 )
 TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
 YES_NO = ("yes", "no")  # undone or not
@@ -141,6 +142,7 @@ class _Cells:
         self.names: _Memo[str | None] = _Memo(_name)
         self.amounts = _Memo(_amount)
         self.words = _Memo(_field)  # the reason: a word
+        self.tiles = _Memo(_tiles)
 
     def _local(self, at: str) -> str:
         """A UTC time ("YYYY-MM-DD HH:MM:SS") in the chat's zone, to the second."""
@@ -150,13 +152,15 @@ class _Cells:
     def text(self, rows: Iterable[ExportRow]) -> str:
         """The CSV lines of `rows` (CRLF ends, as `csv.writer`'s)."""
         stamps, names, amounts, words = self.stamps, self.names, self.amounts, self.words
+        tiles = self.tiles
         yes, no = YES_NO
         return "".join(
             [
                 f"{stamps[at]},{'' if hand_no is None else hand_no},"
                 f"{names[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
-                f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no}\r\n"
-                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone in rows
+                f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no},"
+                f"{tiles[hand if reason in _WON else '']}\r\n"
+                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand in rows
             ]
         )
 
@@ -169,6 +173,14 @@ def _field(text: str) -> str:
     buf = io.StringIO()
     csv.writer(buf).writerow((text, ""))  # a second field: a lone empty one is quoted
     return buf.getvalue()[: -len(",\r\n")]
+
+
+_WON = frozenset({"win", "sealed"})  # the payments of a win: the tiles column shows its hand
+
+
+def _tiles(text: str) -> str:
+    """The tiles' field (several winners' are named: `老王: 123m …; 小李: …`)."""
+    return _field(_cell(text))
 
 
 def _name(text: str | None) -> str:

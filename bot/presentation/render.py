@@ -30,6 +30,7 @@ from bot.presentation.render_free import (
     unit_title,
 )
 from bot.presentation.render_insight import stats_text
+from bot.presentation.render_tiles import history_lines, reading_line
 from bot.presentation.rules_text import help_text, rules_text
 from scoring import EventKind, Game, Unit
 from service import replies as r
@@ -125,7 +126,7 @@ class Renderer:
         return handler(reply)
 
     def error(self, msgid: str, params: Mapping[str, Any], usage: str = "") -> Out:
-        shown = {k: self._param(k, v) for k, v in params.items()}
+        shown = self._params(params)
         text = "⚠️ " + self._(msgid, **shown)
         if usage:
             text += "\n" + self._("Write it like this:") + f"\n<code>{self._(usage)}</code>"
@@ -133,8 +134,15 @@ class Renderer:
 
     def alert(self, msgid: str, params: Mapping[str, Any] | None = None) -> str:
         """A message as plain text for a button's alert (Telegram allows 200 characters)."""
-        shown = {k: self._param(k, v) for k, v in (params or {}).items() if k != "usage"}
+        shown = self._params({k: v for k, v in (params or {}).items() if k != "usage"})
         return unescape(self._(msgid, **shown))[:200]
+
+    def _params(self, params: Mapping[str, Any]) -> dict[str, str]:
+        """A message's parameters as shown; a `problem` (a rule's text) filled with the others."""
+        shown = {k: self._param(k, v) for k, v in params.items()}
+        if "problem" in shown:
+            shown["problem"] = shown["problem"].format(**shown)
+        return shown
 
     def _param(self, key: str, value: object) -> str:
         """A message parameter: rule texts and game names are translated, the rest (what a
@@ -224,6 +232,7 @@ class Renderer:
                 by_winner.setdefault(p.payee or "?", []).append(p)
         for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
             lines.append(self.win_line(winner, win["value"]))
+            lines += [reading_line(self._, win["tiles"])] if "tiles" in win else []
             lines += [self.payment(p) for p in paid]
         lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
@@ -443,6 +452,7 @@ class Renderer:
             when = local(view.at, v.tz).strftime("%m-%d %H:%M")
             lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
             lines += [self.payment(p) for p in view.payments] or ["  " + self._("no payments")]
+            lines += history_lines(self._, view)
         return Out("\n".join(lines))
 
     def _settleview(self, v: r.SettleView) -> Out:

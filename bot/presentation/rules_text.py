@@ -34,6 +34,24 @@ MAHJONG_RULES = (
     ),
 )
 
+TILES_INTERPRETATIONS = (
+    N_(
+        "Interpretation: a /hu may give the winner's tiles instead of pattern words (/hu A zimo "
+        "11122233344455m): the tiles decide the pattern, 清一色, 门清 and 全求人; of all their "
+        "readings the highest-scoring is scored, and the reply shows it. Words typed beside the "
+        "tiles are checked, not obeyed: a word no reading has is refused with the reason; a "
+        "七对 word without a number of sets of four (qidui, 七对) takes the tiles' count; a "
+        "pattern word naming a lower reading is noted and the higher one scored."
+    ),
+    N_(
+        "Interpretation: the kongs in the tiles — (9999m) concealed, [2222s] exposed or added — "
+        "must be the winner's kongs recorded in this hand with /gang. When none was recorded, "
+        "the tiles' concealed kongs are recorded with the hand (1 from each other player, or "
+        "the 杠上花's chain); an exposed one needs /gang first, since the tiles do not say whose "
+        "tile was konged."
+    ),
+)
+
 INTERPRETATIONS = (
     N_(
         "Interpretation: kong points settle at the end of the hand, whatever its outcome "
@@ -62,6 +80,7 @@ INTERPRETATIONS = (
         "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
         "地胡 and 人胡 are always 门清."
     ),
+    *TILES_INTERPRETATIONS,
 )
 
 K510_RULES = (
@@ -205,5 +224,11 @@ FREE_HELP = N_(
 )
 
 
+TILES_HELP = N_(
+    "Tiles instead of pattern words: /hu A zimo 11122233344455m · /hu A pao C [777p] "
+    "123m456m789s55s (m 万 p 筒 s 条 z 字; [777p] exposed, (9999m) concealed kong)"
+)
+
+
 def help_text(_: Gettext) -> str:
-    return _(HELP) + "\n" + _(FREE_HELP)
+    return _(HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)

@@ -148,6 +148,7 @@ def add_event(
     data: dict[str, Any],
     recorded_by: int | None,
     recorded_by_name: str,
+    tiles: str = "",
 ) -> EventRow:
     """Append an event numbered in the chat (1, 2, …); a hand (or a transfer) also takes its
     table's next hand number in the season. The chat's row is locked, so both stay gapless.
@@ -163,6 +164,7 @@ def add_event(
         "recorded_by": recorded_by,
         "recorded_by_name": recorded_by_name,
         "created_at": utcnow(),
+        "tiles": tiles,
     }
     if kind.value in NUMBERED:
         numbering = {"of_chat": chat.id, "of_table": table_id, "of_season": season_id}
@@ -342,7 +344,7 @@ _EXPORT_SIZE = (
 )
 
 PaymentLine = tuple[int, str, str | None, int | None, int | None, Fraction | int | None]
-ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int]
+ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str]
 
 
 def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine]:
@@ -378,6 +380,7 @@ def _export_statement(pg: bool) -> Any:
             transfer.c.reason,
             event.c.recorded_by_name,
             case((event.c.undone_by.is_(None), 0), else_=1),
+            event.c.tiles,
         )
         .select_from(
             event.join(transfer, transfer.c.event_id == event.c.id)
@@ -404,8 +407,8 @@ def stream_export(
 ) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
-    undone 1 or 0) of every payment of the chat's season's hands and transfers in `seqs`,
-    undone ones too, in recorded order; the database does the per-row work."""
+    undone 1 or 0, the hand's tiles) of every payment of the chat's season's hands and
+    transfers in `seqs`, undone ones too, in recorded order; the database does the per-row work."""
     params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start}
     params["last"] = seqs.stop - 1
     streaming = {"yield_per": EXPORT_BATCH}

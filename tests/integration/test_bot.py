@@ -195,8 +195,8 @@ async def test_the_export_header_is_in_the_chat_language(bot: Harness) -> None:
         assert file.content is not None
         ledgers[lang] = file.content.decode("utf-8-sig").splitlines()
     en, zh = ledgers["en"], ledgers["zh"]
-    assert en[0] == "time (UTC),hand,game,payer,payee,amount,reason,recorded by,undone"
-    assert zh[0] == "时间（UTC）,局,游戏,付分者,收分者,分数,原因,记录人,已撤销"
+    assert en[0] == "time (UTC),hand,game,payer,payee,amount,reason,recorded by,undone,tiles"
+    assert zh[0] == "时间（UTC）,局,游戏,付分者,收分者,分数,原因,记录人,已撤销,手牌"
     assert zh[1:] == en[1:]  # the cells stay as recorded, the amounts exact
     assert sorted(line.split(",")[5] for line in en[1:]) == ["22.5", "22.5", "7.5", "7.5"]
 

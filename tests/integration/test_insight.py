@@ -163,7 +163,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     data = ask(engine, chat_id, insight.export_rows, Export())
     assert data.filename == "jifen-season-1.csv"
     live: dict[tuple[str, str], Fraction] = {}
-    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone in data.rows:
+    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles in data.rows:
         if undone:
             continue
         for name, sign in ((payer, -1), (payee, 1)):
@@ -175,7 +175,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     assert live == insight.live_totals(data.rows)
     undone = [row for row in data.rows if row[9]]
     assert {hand_no for _at, hand_no, *_ in undone} == {5}
-    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone in undone} == {
+    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone, _t in undone} == {
         ("Chen", "3")
     }
 
@@ -207,7 +207,7 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
 # season's hands and transfers, names from the chat's players, each row's cells made one by one.
 OLD_EXPORT = (
     "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
-    " t.payer_id, t.payee_id, t.amount, t.reason FROM event e"
+    " t.payer_id, t.payee_id, t.amount, t.reason, e.tiles FROM event e"
     " JOIN transfer t ON t.event_id = e.id"
     " WHERE e.season_id = :s AND e.kind IN ('hand', 'pay') ORDER BY e.seq, t.id"
 )
@@ -222,7 +222,7 @@ def old_export_csv(engine: Engine, chat_id: int, lang: str) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf)
     guard = export_csv._cell
-    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason in rows:
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, tiles in rows:
         writer.writerow(
             (
                 local(utc(at), zone).strftime("%Y-%m-%d %H:%M:%S"),
@@ -234,6 +234,7 @@ def old_export_csv(engine: Engine, chat_id: int, lang: str) -> bytes:
                 reason,
                 guard(by),
                 "no" if undone_by is None else "yes",
+                tiles if reason in ("win", "sealed") else "",  # written since revision 0018
             )
         )
     return export_csv._header(lang, zone).encode("utf-8-sig") + buf.getvalue().encode()
@@ -411,12 +412,13 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         "score",
         "@bob",
         0,
+        "",
     )
     data = ExportData(season=2, archived=True, rows=(row,), count=1, hands=1)
     text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
-        == "2025-01-02 03:04:05,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no"
+        == "2025-01-02 03:04:05,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no,"
     )
 
 

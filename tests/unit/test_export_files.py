@@ -29,6 +29,7 @@ def ledger(rows: int) -> ExportData:
             "win",
             "老王",
             int(n % 11 == 0),
+            "[777p] 123m 456m 789s 55s" if n % 4 == 0 else "",
         )
         for n in range(rows)
     )
@@ -98,6 +99,7 @@ def streamed(rows: int) -> ExportData:
             "score",
             f"by{n}",
             n % 2,
+            f"{n % 9 + 1}11m 222m 333m 444m 55m",
         )
         for n in range(rows)
     )

@@ -11,6 +11,7 @@ from scoring.free import FREE_ERRORS
 from scoring.k510 import K510_ERRORS
 from scoring.mahjong_checks import MAHJONG_ERRORS
 from scoring.settle_up import SETTLE_UP_ERRORS
+from scoring.tiles_model import TILES_ERRORS
 
 PACKAGE = Path(scoring.__file__).parent
 
@@ -57,7 +58,7 @@ def test_public_api() -> None:
 
 
 def test_error_codes_are_distinct_and_snake_case() -> None:
-    tables = [MAHJONG_ERRORS, K510_ERRORS, SETTLE_UP_ERRORS, FREE_ERRORS]
+    tables = [MAHJONG_ERRORS, K510_ERRORS, SETTLE_UP_ERRORS, FREE_ERRORS, TILES_ERRORS]
     assert sum(len(t) for t in tables) == len(scoring.ERROR_CODES)
     for code, meaning in scoring.ERROR_CODES.items():
         assert code.isascii() and code == code.lower() and " " not in code

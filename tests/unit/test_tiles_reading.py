@@ -234,7 +234,9 @@ def test_every_code_raised_has_its_meaning_and_no_other() -> None:
     """Every refusal goes through `refusal`, which fills the code's template with its params
     (the tests of each refusal check that they fill it)."""
     assert raised_codes() == set(TILES_ERRORS)
-    assert not set(TILES_ERRORS) & set(scoring.ERROR_CODES)
+    others = {**scoring.MAHJONG_ERRORS, **scoring.K510_ERRORS, **scoring.SETTLE_UP_ERRORS}
+    assert not set(TILES_ERRORS) & set(others)
+    assert scoring.ERROR_CODES.items() >= TILES_ERRORS.items()
     for code, meaning in TILES_ERRORS.items():
         assert code.isascii() and code == code.lower() and code.startswith("tiles_")
         assert meaning

@@ -3,6 +3,7 @@
 // TelegramWebviewProxy.postEvent (mobile), the parent frame (web), or nothing (a browser).
 import { drawChart } from "./chart.js";
 import { recordPage } from "./record.js";
+import { drawHand } from "./tiles.js";
 
 const hash = new URLSearchParams(location.hash.slice(1));
 const initData = hash.get("tgWebAppData") || "";
@@ -112,7 +113,8 @@ const pages = {
     const shown = hands.filter((h) => !state.player || h.names.includes(state.player));
     const when = (h) => new Date(h.at).toLocaleString(state.data.lang === "zh" ? "zh-CN" : "en", { dateStyle: "short", timeStyle: "short" });
     const list = shown.map((h) => el("div", { class: "card" }, el("div", { class: "hint" }, when(h)),
-      el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") })));
+      el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") }),
+      ...(h.tiles || []).map((w) => drawHand(w.reading))));
     const more = el("button", { class: "link", onclick: loadMore }, t("more"));
     return [el("h1", {}, t("history")), chips, ...(list.length ? list : [el("p", { class: "hint" }, t("nothing"))]),
       hands.length >= state.shown ? more : null];

@@ -6,7 +6,7 @@ per season, how many live hands two players were at together, filled here from t
 it is). /rating (off by default: chat.rating) keeps one row per sitting of a game
 (rating_sitting), built from the ledger when a chat turns it on.
 
-Revision ID: 0023
+Revision ID: 0017
 Revises: 0016
 Create Date: 2026-12-05 12:00:00
 """
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0023"
+revision: str = "0017"
 down_revision: str | None = "0016"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
