@@ -8,8 +8,9 @@ from fractions import Fraction
 from scoring.games import Game
 from service import rating
 from service.errors import N_, Forbidden
-from service.replies import Info, ResetAsk, ResetDone, SettingChanged
+from service.replies import Info, ResetAsk, ResetDone, SettingChanged, StakeSet
 from service.requests import Reset, SetOption, Setting
+from service.stakes import chat_stake_set
 from service.unit import Tx
 from storage.gateway import chats, tables
 from storage.models import utcnow
@@ -39,7 +40,7 @@ def reset(tx: Tx, req: Reset) -> ResetAsk | ResetDone | Info:
     return ResetDone(archived=old.number, new=tx.season.number, last_hand=last)
 
 
-def set_option(tx: Tx, req: SetOption) -> SettingChanged:
+def set_option(tx: Tx, req: SetOption) -> SettingChanged | StakeSet:
     require_admin(tx)
     chat = tx.chat
     if req.key is Setting.STAKE:
@@ -62,4 +63,6 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged:
                 setattr(table, req.key.value, on)
                 tables.set_rules(tx.db, table)
     chats.save_settings(tx.db, chat)  # tx.chat: the reply speaks the new language
+    if req.key is Setting.STAKE:  # the reply says which games keep a stake of their own
+        return chat_stake_set(chat)
     return SettingChanged(key=req.key.value, value=req.value)

@@ -26,9 +26,11 @@ from service import (
     mahjong,
     me,
     rating,
+    stakes,
     tables,
     views,
 )
+from service import settle as settling
 from service.context import Ctx
 from service.errors import N_
 from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
@@ -57,6 +59,7 @@ from service.requests import (
     Seats,
     SetDealer,
     SetOption,
+    SetStake,
     Settle,
     ShowPlayers,
     Standings,
@@ -87,6 +90,7 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,
+    SetStake: stakes.set_stake,
 }
 
 
@@ -217,7 +221,7 @@ class Service:
             case History():
                 return views.history(db, ctx.chat_id, request)
             case Settle():
-                return views.settle(db, ctx.chat_id, request)
+                return settling.settle(db, ctx, request)
             case Seasons():
                 return views.seasons(db, ctx.chat_id)
             case Rules():

@@ -13,6 +13,7 @@ from service import rating
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, UndoAsk, Undone
 from service.requests import Undo
+from service.squaring import hand_par
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, stats, tables
@@ -113,6 +114,10 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
+        seats = target.data.get("seats") or (table.seats if table is not None else ())
+        if par := hand_par(transfers, seats):
+            back = {pid: -value for pid, value in par.items()}
+            book.move_pars(tx.db, target.season_id, transfers[0].unit, back)
     if target.kind == EventKind.HAND:
         stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
         if tx.chat.rating:
@@ -214,6 +219,8 @@ def pay_out(
         seated=table.seats,
         balances=balances,
     )
+    if par := hand_par(transfers, table.seats):  # not zero-sum: the average goes to the seats
+        book.move_pars(tx.db, tx.season.id, unit, par)
     if event.kind == EventKind.HAND:
         stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)
         if tx.chat.rating:

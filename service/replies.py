@@ -169,7 +169,32 @@ class HistoryView:
 class SettleView:
     season: int
     sections: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]
-    stake: Fraction | None
+    stake: Fraction | None  # the chat's stake (every game without one of its own)
+    stakes: tuple[tuple[str, Fraction], ...] = ()  # unit → the stake it settles at (if any)
+    squared: tuple[str, ...] = ()  # units squared hand by hand (not zero-sum 510K hands)
+    archive: int | None = None  # the season id an admin may archive from this reply
+
+
+@dataclass(frozen=True)
+class MoneyView:
+    """`/settle money`: each game's points times its stake, added up per player, squared."""
+
+    season: int
+    transfers: tuple[tuple[str, str, Fraction], ...]  # payer, payee, money (whole cents)
+    games: tuple[tuple[str, Fraction], ...]  # unit → stake: the games counted
+    left_out: tuple[str, ...]  # units with something to settle but no stake
+    rounded: bool = False  # some money was not whole cents: rounded per player
+    archive: int | None = None  # the season id an admin may archive from this reply
+
+
+@dataclass(frozen=True)
+class StakeSet:
+    """`/set stake …`: the stake now of one game (`unit`) or of the chat (None)."""
+
+    unit: str | None
+    stake: Fraction | None  # the game's own stake, or the chat's (None: none)
+    chat_stake: Fraction | None
+    own: tuple[tuple[str, Fraction], ...] = ()  # the games with a stake of their own
 
 
 @dataclass(frozen=True)
@@ -211,6 +236,7 @@ class RulesView:
     sisuang: bool
     zerosum: bool
     stake: Fraction | None
+    stakes: tuple[tuple[str, Fraction], ...] = ()  # the games' own stakes: unit → stake
 
 
 @dataclass(frozen=True)
@@ -498,6 +524,8 @@ Reply = (
     | StandingsView
     | HistoryView
     | SettleView
+    | MoneyView
+    | StakeSet
     | SeasonsView
     | ResetAsk
     | NewAsk

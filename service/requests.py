@@ -172,6 +172,7 @@ class History:
 @dataclass(frozen=True)
 class Settle:
     season: int | None = None
+    money: bool = False  # `/settle money`: one list in money across the games
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,15 @@ class SeasonCard:
     season: int | None = None
 
 
+@dataclass(frozen=True)
+class SetStake:
+    """`/set stake mahjong 1`: a game's own stake (`/set stake 0.5` is the chat's, SetOption)."""
+
+    unit: str  # the game's unit: mahjong, 510k, free, free:<name>
+    value: str | None  # a non-negative decimal text ("0": the game plays for nothing); None:
+    # no stake of its own any more (the chat's applies)
+
+
 Request = (
     NewTable
     | Join
@@ -285,4 +295,5 @@ Request = (
     | Rating
     | Summary
     | SeasonCard
+    | SetStake
 )

@@ -1,4 +1,4 @@
-"""Read-only views of a season: /standings, /history, /settle, /seasons, /rules."""
+"""Read-only views of a season: /standings, /history, /seasons, /rules (/settle: settle.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from fractions import Fraction
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game, Unit
-from scoring.settle_up import settle_up
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
 from service.ledger import hand_views, player_names
@@ -18,10 +17,10 @@ from service.replies import (
     RulesView,
     SeasonLine,
     SeasonsView,
-    SettleView,
     StandingsView,
 )
-from service.requests import History, Rules, Settle, Standings
+from service.requests import History, Rules, Standings
+from service.squaring import own_stakes
 from storage.gateway import chats, tables
 from storage.gateway import ledger as book
 from storage.models import SeasonRow
@@ -94,22 +93,6 @@ def chat_zone(db: Connection, chat_id: int) -> str:
     return "UTC" if chat is None else chat.tz
 
 
-def settle(db: Connection, chat_id: int, req: Settle) -> SettleView:
-    """Fewest transfers per unit. 510K scores are not zero-sum: they settle around the average."""
-    season = season_for(db, chat_id, req.season)
-    chat = chats.get_chat(db, chat_id)
-    by_unit = balances_by_unit(db, season)
-    sections = []
-    for unit in sorted(by_unit, key=Unit.order):  # in the order sections are shown
-        lines = by_unit[unit]
-        average = sum((a for _, a in lines), Fraction(0)) / len(lines)
-        plan = settle_up({name: amount - average for name, amount in lines})
-        sections.append((unit, tuple(plan)))
-    return SettleView(
-        season=season.number, sections=tuple(sections), stake=chat.stake if chat else None
-    )
-
-
 def seasons(db: Connection, chat_id: int) -> SeasonsView:
     lines = [
         SeasonLine(number=s.number, opened_at=s.opened_at, archived_at=s.archived_at, hands=n)
@@ -126,4 +109,5 @@ def rules(db: Connection, chat_id: int, thread_id: int, req: Rules) -> RulesView
         sisuang=table.sisuang if table else bool(chat and chat.sisuang),
         zerosum=table.zerosum if table else bool(chat and chat.zerosum),
         stake=chat.stake if chat else None,
+        stakes=tuple(own_stakes(chat)) if chat else (),
     )

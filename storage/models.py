@@ -38,6 +38,9 @@ class ChatRow(SQLModel):
     tz: str = Field(default="UTC", sa_column_kwargs=sql_default("'UTC'"))  # IANA zone of times
     title: str | None = None  # the group's title as last seen (/me names groups by it)
     rating: bool = Field(default=False, sa_column_kwargs=OFF)  # /rating kept and shown
+    stakes: dict[str, str] = Field(  # a game's own stake: unit → decimal text (revision 0019)
+        default_factory=dict, sa_type=JSON, sa_column_kwargs=sql_default("'{}'")
+    )
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
@@ -162,12 +165,16 @@ class Transfer(TransferRow, table=True):
 
 class BalanceRow(SQLModel):
     """Running balance per season, player and unit: the sum of the season's live transfers,
-    kept in the same transaction as every change so standings never scan history."""
+    kept in the same transaction as every change so standings never scan history; `par`: the
+    sum of the averages of the live records the player sat at (not zero-sum 510K hands)."""
 
     season_id: int = Field(foreign_key="season.id", primary_key=True)
     player_id: int = Field(foreign_key="player.id", primary_key=True)
     unit: str = Field(primary_key=True)
     amount: Fraction = Field(
+        default=Fraction(0), sa_type=FractionType, sa_column_kwargs=sql_default("'0'")
+    )
+    par: Fraction = Field(
         default=Fraction(0), sa_type=FractionType, sa_column_kwargs=sql_default("'0'")
     )
 

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0018"
+HEAD = "0019"
 
 
 def current(engine: Engine) -> str | None:

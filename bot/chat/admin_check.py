@@ -10,10 +10,10 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from service.requests import Link, Request, Reset, SetOption, Undo, Unlink
+from service.requests import Link, Request, Reset, SetOption, SetStake, Settle, Undo, Unlink
 
 log = logging.getLogger(__name__)
-ADMIN_ONLY = (Reset, SetOption, Link, Unlink)
+ADMIN_ONLY = (Reset, SetOption, SetStake, Link, Unlink)
 ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
@@ -41,7 +41,8 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 
 
 def needs_admin_check(request: Request) -> bool:
-    """Admin-only requests, and an Undo button (another table's hand needs an admin)."""
-    return isinstance(request, ADMIN_ONLY) or (
+    """Admin-only requests, /settle (an admin gets the button that archives the season), and
+    an Undo button (another table's hand needs an admin)."""
+    return isinstance(request, (*ADMIN_ONLY, Settle)) or (
         isinstance(request, Undo) and request.event_id is not None
     )

@@ -7,6 +7,7 @@ import re
 from decimal import Decimal
 
 from bot.commands.reader import (
+    CONTROL,
     USAGE,
     ParseError,
     guest_name,
@@ -19,6 +20,7 @@ from bot.commands.reader import (
 from bot.commands.timezones import EXAMPLE, zone_name
 from bot.commands.words import (
     CONFIRM,
+    GAMES,
     LANG_LIST,
     LANGS,
     SETTING_LIST,
@@ -27,7 +29,8 @@ from bot.commands.words import (
     SWITCH_LIST,
 )
 from bot.i18n import N_
-from service.requests import Link, RefKind, Reset, SetOption, Setting, Unlink
+from scoring.games import Game, free_unit
+from service.requests import Link, RefKind, Reset, SetOption, SetStake, Setting, Unlink
 
 _STAKE = re.compile(r"[0-9]{1,7}(?:\.[0-9]{0,4})?|\.[0-9]{1,4}")
 
@@ -74,7 +77,14 @@ def parse_reset(args: str) -> Reset:
 
 
 def _stake(word: str, usage: str) -> str:
-    """A stake: a non-negative decimal, at most 4 decimals, at most 1000000 (normalised text)."""
+    """A stake: a non-negative decimal, at most 4 decimals, at most 1000000 (normalised text);
+    `off` is 0."""
+    if SWITCH.get(word.lower()) == "off":
+        return "0"
+    if word.lower() in GAMES:
+        raise ParseError(
+            N_("give {word}'s stake too, e.g. /set stake {word} 1"), usage, word=show(word)
+        )
     if not _STAKE.fullmatch(word) or Decimal(word) > 1_000_000:
         raise ParseError(
             N_("'{word}' is not a stake: a number from 0 to 1000000, at most 4 decimals"),
@@ -84,10 +94,44 @@ def _stake(word: str, usage: str) -> str:
     return format(Decimal(word).normalize(), "f")
 
 
-def parse_set(args: str) -> SetOption:
-    """`/set stake 0.5` · `/set lang zh|en` · `/set sisuang|zerosum on|off`."""
+def game_stake(words: list[str], usage: str) -> SetStake:
+    """`/set stake <game> <amount>` (either order): `mahjong`, `510k` (both 510K tables),
+    `free` or a free game's name; `off` leaves the game to the chat's stake."""
+    if len(words) != 2:
+        raise ParseError(
+            N_("give one game and its stake, e.g. /set stake mahjong 1 or /set stake 斗地主 0.1"),
+            usage,
+        )
+    game, value = words
+    if _is_stake(game) and not _is_stake(value):
+        game, value = value, game
+    if _is_stake(game):
+        raise ParseError(
+            N_("which game? mahjong 麻将, 510k 五十k, free 自由, or a free game's name (斗地主)"),
+            usage,
+        )
+    kind = GAMES.get(game.lower())
+    if kind is None:
+        if len(game) > 24 or CONTROL.search(game) or game[0] in "/@":
+            raise ParseError(N_("'{word}' is not a game name"), usage, word=show(game))
+        unit = free_unit(game)
+    else:
+        unit = free_unit("") if kind is Game.FREE else kind.unit.value
+    off = not _STAKE.fullmatch(value) and SWITCH.get(value.lower()) == "off"  # 0 is a stake
+    return SetStake(unit, None if off else _stake(value, usage))
+
+
+def _is_stake(word: str) -> bool:
+    return SWITCH.get(word.lower()) == "off" or bool(_STAKE.fullmatch(word))
+
+
+def parse_set(args: str) -> SetOption | SetStake:
+    """`/set stake 0.5` · `/set stake mahjong 1` · `/set lang zh|en` · `/set sisuang|zerosum
+    on|off` · `/set tz Asia/Shanghai`."""
     usage = USAGE["set"]
     words = split_words(args)
+    if len(words) > 2 and SETTINGS.get(words[0].lower()) is Setting.STAKE:
+        return game_stake(words[1:], usage)
     if len(words) != 2:
         raise ParseError(N_("give a setting and its value: {allowed}"), usage, allowed=usage)
     key_word, value = words

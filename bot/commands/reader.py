@@ -53,7 +53,7 @@ USAGE: dict[str, str] = {
     "undo": N_("/undo [hand number]"),
     "standings": N_("/standings [season]"),
     "history": N_("/history [n] [season <number>]"),
-    "settle": N_("/settle [season]"),
+    "settle": N_("/settle [money] [season]"),
     "stats": N_("/stats [season]"),
     "chart": N_("/chart [season]"),
     "export": N_("/export [season]"),
@@ -63,8 +63,8 @@ USAGE: dict[str, str] = {
     "seasons": N_("/seasons"),
     "app": N_("/app"),
     "set": N_(
-        "/set stake 0.5 · /set lang zh|en · /set sisuang on|off · /set zerosum on|off · "
-        "/set tz Asia/Shanghai"
+        "/set stake 0.5 · /set stake mahjong 1 · /set lang zh|en · /set sisuang on|off · "
+        "/set zerosum on|off · /set tz Asia/Shanghai"
     ),
     "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
     "pay": N_("/pay <payer> <payee> <amount>"),

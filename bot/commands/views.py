@@ -1,12 +1,12 @@
-"""What everyone may ask: a season's number (`/standings 2`, `/chart season 2`) and
-`/history [n] [season <number>]`."""
+"""What everyone may ask: a season's number (`/standings 2`, `/chart season 2`),
+`/history [n] [season <number>]` and `/settle [money] [season]`."""
 
 from __future__ import annotations
 
 from bot.commands.reader import DIGITS, USAGE, Cursor, ParseError, no_more, show, split_words, whole
-from bot.commands.words import SEASON
+from bot.commands.words import MONEY, SEASON
 from bot.i18n import N_
-from service.requests import History
+from service.requests import History, Settle
 
 
 def season_number(word: str, usage: str) -> int:
@@ -47,3 +47,14 @@ def parse_history(args: str) -> History:
         else:
             raise ParseError(N_("unexpected '{word}'"), usage, word=show(word))
     return History(10 if n is None else n, season)
+
+
+def parse_settle(args: str) -> Settle:
+    """`/settle [money] [season]` (`/settle 钱`, `/settle 2 money`)."""
+    usage = USAGE["settle"]
+    words = split_words(args)
+    money = [w for w in words if w.lower() in MONEY]
+    if len(money) > 1:
+        raise ParseError(N_("'{word}' twice"), usage, word=show(money[1]))
+    rest = " ".join(w for w in words if w.lower() not in MONEY)
+    return Settle(season_arg(rest, usage), money=bool(money))

@@ -96,6 +96,7 @@ GIVEN_NAMES = frozenset({"天和", "地和", "人和"})
 ME = frozenset({"me", "i", "我"})
 OUT = frozenset({"out", "出"})
 SEASON = frozenset({"season", "赛季"})
+MONEY = frozenset({"money", "cash", "钱", "金额", "算钱"})  # /settle money
 CONFIRM = frozenset({"confirm", "yes", "y", "ok", "确认", "是"})
 SEATS = frozenset({"1", "2", "3", "4"})
 

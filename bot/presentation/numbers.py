@@ -40,3 +40,12 @@ def _fraction(numerator: int, denominator: int, signed: bool) -> str:
     if signed and numerator > 0:
         return "+" + text
     return text
+
+
+def fmt_money(value: Fraction | int) -> str:
+    """Money: a whole amount as it is (12), any other with two decimals (3.70, 0.33)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    cents = Decimal(value.numerator) / Decimal(value.denominator)
+    return format(cents.quantize(Decimal("0.01"), ROUND_HALF_EVEN), "f")

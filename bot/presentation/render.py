@@ -30,9 +30,10 @@ from bot.presentation.render_free import (
     unit_title,
 )
 from bot.presentation.render_insight import stats_text
+from bot.presentation.render_money import money_text, settle_text, stake_text
 from bot.presentation.render_tiles import history_lines, reading_line
 from bot.presentation.rules_text import help_text, rules_text
-from scoring import EventKind, Game, Unit
+from scoring import EventKind, Game
 from service import replies as r
 from service.names import visible
 
@@ -456,24 +457,20 @@ class Renderer:
         return Out("\n".join(lines))
 
     def _settleview(self, v: r.SettleView) -> Out:
-        title = self._("To square season {n}:", n=v.season)
-        lines = [f"<b>{title}</b>"]
-        if not any(plan for _, plan in v.sections):
-            lines.append(self._("Everyone is square."))
-        for unit, plan in v.sections:
-            if not plan:
-                continue
-            lines.append(self._("{unit}:", unit=unit_title(self._, unit)))
-            for payer, payee, amount in plan:
-                line = f"{escape(payer)} → {escape(payee)} {fmt(amount)}"
-                if v.stake:
-                    line += " · " + self._("{money} in money", money=fmt(amount * v.stake))
-                lines.append(line)
-            if unit == Unit.K510:
-                lines.append(self._("(510K scores are not zero-sum: settled around the average.)"))
-        if v.stake:
-            lines.append(self._("Stake: {stake} per point.", stake=fmt(v.stake)))
-        return Out("\n".join(lines))
+        return Out(settle_text(self._, v), self._archive(v.season, v.archive))
+
+    def _moneyview(self, v: r.MoneyView) -> Out:
+        return Out(money_text(self._, v), self._archive(v.season, v.archive))
+
+    def _stakeset(self, v: r.StakeSet) -> Out:
+        return Out(stake_text(self._, v))
+
+    def _archive(self, season: int, season_id: int | None) -> tuple[tuple[Button, ...], ...]:
+        """An admin's settle-up: the button that archives the season (as /reset's confirms)."""
+        if season_id is None:
+            return ()
+        label = self._("✅ Settled — archive season {n}", n=season)
+        return ((Button(label, reset_data(season_id)),),)
 
     def _seasonsview(self, v: r.SeasonsView) -> Out:
         title = self._("Seasons")

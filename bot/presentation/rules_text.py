@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.commands.parsing import synonyms
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt
+from bot.presentation.render_money import game_name
 from service.replies import RulesView
 
 MAHJONG_RULES = (
@@ -164,6 +165,24 @@ BEYOND_RULES = (
         "a button to the private chat."
     ),
 )
+SETTLE_RULES = (
+    N_(
+        "Settle-up: /settle squares each game's balances with the fewest transfers. 510K "
+        "scores that are not zero-sum are squared hand by hand: each hand's score minus that "
+        "hand's average over the players at it, which is what zerosum would have recorded, so "
+        "nobody pays for hands played without him. A finished marathon is one such hand, of the "
+        "players at its last hand."
+    ),
+    N_(
+        "Money: a game's own stake (/set stake mahjong 1 · /set stake 510k 0.2, both 510K "
+        "tables · /set stake 斗地主 0.1) comes before the chat's (/set stake 0.5: every game "
+        "without its own). /set stake mahjong off goes back to the chat's; /set stake mahjong 0 "
+        "plays mahjong for nothing. /settle money: each game's points times its stake, added up "
+        "per player and rounded to the cent so that it still adds up, then the fewest "
+        "transfers; a game without a stake is left out, and the reply says so. An admin's "
+        "settle-up carries a button that archives the season, as /reset does."
+    ),
+)
 
 
 def rules_text(_: Gettext, v: RulesView) -> str:
@@ -177,14 +196,19 @@ def rules_text(_: Gettext, v: RulesView) -> str:
             FREE_RULES,
             *TABLE_RULES,
             *BEYOND_RULES,
+            *SETTLE_RULES,
         )
     ]
+    stake = fmt(v.stake) if v.stake else off
+    if v.stakes:
+        own = " · ".join(f"{game_name(_, unit)} {fmt(amount)}" for unit, amount in v.stakes)
+        stake = _("{stake}; a game's own: {games}", stake=stake, games=own)
     lines.append(
         _(
             "Options here: 死双 {sisuang} · zero-sum 510K {zerosum} · stake {stake}",
             sisuang=on if v.sisuang else off,
             zerosum=on if v.zerosum else off,
-            stake=fmt(v.stake) if v.stake else off,
+            stake=stake,
         )
     )
     lines.append(_(SYNONYMS, words=synonyms()))
@@ -208,10 +232,10 @@ HELP = N_(
     "Patterns: jihu · pph · qidui · qidui1 · qidui2 · qidui3 — flags: qys · mq · qqr · feng B "
     "(B is sealed)\n"
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
-    "Everyone: /undo [hand] · /standings · /history · /settle · /stats · /chart · /export · "
-    "/rules · /help · /app (the Mini App) · /summary (the night's card) · /rating · "
+    "Everyone: /undo [hand] · /standings · /history · /settle [money] · /stats · /chart · "
+    "/export · /rules · /help · /app (the Mini App) · /summary (the night's card) · /rating · "
     "/me (your record, in a private chat)\n"
-    "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake 0.5 · "
+    "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake [game] 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai · "
     "/set rating on|off\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "

@@ -107,6 +107,7 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
         .values(
             lang=new.lang or old.lang,
             stake=new.stake if new.stake is not None else old.stake,
+            stakes=old.stakes | new.stakes,
             sisuang=old.sisuang,
             zerosum=old.zerosum,
             created_at=select(chat.c.created_at).where(chat.c.id == old.id).scalar_subquery(),
@@ -224,19 +225,25 @@ def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> 
 
 
 def _merge_balances(db: Connection, seasons: dict[int, int], players: dict[int, int]) -> None:
-    """Balance rows of merged seasons or players are added into the rows they joined: every row
-    of either is read, summed by the key it has now, and written anew."""
+    """Balance rows (amounts and pars) of merged seasons or players are added into the rows they
+    joined: every row of either is read, summed by the key it has now, and written anew."""
     if not seasons and not players:
         return
     season_ids, player_ids = [*seasons, *seasons.values()], [*players, *players.values()]
     touched = balance.c.season_id.in_(season_ids) | balance.c.player_id.in_(player_ids)
     totals: dict[tuple[int, int, str], Fraction] = defaultdict(Fraction)
+    pars: dict[tuple[int, int, str], Fraction] = defaultdict(Fraction)
     for row in db.execute(select(balance).where(touched)).all():
         pid = players.get(row.player_id, row.player_id)
-        totals[(seasons.get(row.season_id, row.season_id), pid, row.unit)] += row.amount
+        key = (seasons.get(row.season_id, row.season_id), pid, row.unit)
+        totals[key] += row.amount
+        pars[key] += row.par
     db.execute(delete(balance).where(touched))
     keys = ("season_id", "player_id", "unit")
-    rows = [dict(zip(keys, key, strict=True)) | {"amount": total} for key, total in totals.items()]
+    rows = [
+        dict(zip(keys, key, strict=True)) | {"amount": total, "par": pars[key]}
+        for key, total in totals.items()
+    ]
     if rows:
         db.execute(insert(balance), rows)
     for table, gone in ((season, seasons), (player, players)):

@@ -145,9 +145,9 @@ def get_chat(db: Connection, chat_id: int) -> ChatRow | None:
 
 
 def save_settings(db: Connection, chat_row: ChatRow) -> None:
-    """The chat's settings (language, stake, time zone, the default rules of new tables, the
+    """The chat's settings (language, stakes, time zone, the default rules of new tables, the
     rating) and its title."""
-    saved = {"lang", "stake", "sisuang", "zerosum", "tz", "rating", "title"}
+    saved = {"lang", "stake", "stakes", "sisuang", "zerosum", "tz", "rating", "title"}
     settings = chat_row.model_dump(include=saved)
     db.execute(_SETTINGS, {"chat_id": chat_row.id, **settings})
 

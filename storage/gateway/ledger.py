@@ -114,6 +114,16 @@ _BALANCES_OF = select(balance.c.player_id, balance.c.amount).where(
     balance.c.unit == bindparam("unit"),
     balance.c.player_id.in_(bindparam("ids", expanding=True)),
 )
+_PARS_OF = _BALANCES_OF.with_only_columns(balance.c.player_id, balance.c.par)
+_SET_PAR = (
+    update(balance)
+    .where(
+        balance.c.season_id == bindparam("of_season"),
+        balance.c.unit == bindparam("of_unit"),
+        balance.c.player_id == bindparam("of_player"),
+    )
+    .values(par=bindparam("new_par"))
+)
 _SEATED = (
     select(player, balance.c.amount)
     .select_from(
@@ -260,6 +270,14 @@ def revert_transfers(
 ) -> None:
     """An undone record's transfers leave the season balances."""
     _move_balances(db, season_id, unit, _deltas(transfers, -1, {}), {})
+
+
+def move_pars(db: Connection, season_id: int, unit: str, par: Mapping[int, Fraction]) -> None:
+    """Add `par` (by player id) to the pars of their balance rows (`BalanceRow.par`)."""
+    params = {"season_id": season_id, "unit": unit, "ids": [*par]}
+    have = {pid: value for pid, value in db.execute(_PARS_OF, params)}
+    key = {"of_season": season_id, "of_unit": unit}
+    db.execute(_SET_PAR, [key | {"of_player": p, "new_par": have[p] + d} for p, d in par.items()])
 
 
 def _deltas(

@@ -64,6 +64,7 @@ def test_a_round_in_chinese(zh: str) -> None:
         "自由记分 · 斗地主：",
         "小李 → 老王 5",
         "阿张 → 老王 22.5",
+        "[✅ 已结清，归档第 1 赛季]",  # 老王 is the console's admin
         "[🖼 本场战报图]",
     ]
 

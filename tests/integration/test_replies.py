@@ -188,18 +188,20 @@ def test_settle_with_a_stake_says_the_money(zh: str, en: str) -> None:
         "第 1 赛季结账：",
         "麻将积分：",
         "老王 → 小李 10 · 合 5 块",
-        "阿张 → 小李 17 · 合 8.5 块",
-        "陈 → 小李 9 · 合 4.5 块",
+        "阿张 → 小李 17 · 合 8.50 块",
+        "陈 → 小李 9 · 合 4.50 块",
         "每分金额：0.5。",
+        "[✅ 已结清，归档第 1 赛季]",  # 老王 is the console's admin
         "[🖼 本场战报图]",
     ]
     assert reply(en, "To square season 1:") == [
         "To square season 1:",
         "Mahjong points:",
-        "Zhang → Chen 5 · 2.5 in money",
+        "Zhang → Chen 5 · 2.50 in money",
         "Zhang → Li 42 · 21 in money",
-        "Zhang → Wang 7 · 3.5 in money",
+        "Zhang → Wang 7 · 3.50 in money",
         "Stake: 0.5 per point.",
+        "[✅ Settled — archive season 1]",
         "[🖼 The night's card]",
     ]
 
@@ -228,8 +230,8 @@ def test_510k_replies_show_the_nets_and_say_lianda(zh: str, en: str) -> None:
 def test_chinese_usage_is_written_with_chinese_keywords(zh: str) -> None:
     assert reply(zh, "⚠️")[1:] == [
         "请这样写：",
-        "/set 底分 0.5 · /set 语言 中文|英文 · /set 死双 开|关 · /set 零和 开|关 · "
-        "/set 时区 Asia/Shanghai",
+        "/set 底分 0.5 · /set 底分 麻将 1 · /set 语言 中文|英文 · /set 死双 开|关 · "
+        "/set 零和 开|关 · /set 时区 Asia/Shanghai",
     ]
 
 

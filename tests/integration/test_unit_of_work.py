@@ -47,6 +47,7 @@ SCRIPT = (
     (ADMIN, "/pay Li Wang 3"),
     (ADMIN, "/undo"),
     (ADMIN, "/set stake 0.5"),
+    (ADMIN, "/set stake mahjong 1"),
     (ADMIN, "/new 510k confirm"),
     (ADMIN, "/seats Wang Li Zhang Chen"),
     (ADMIN, "/r 1=30 2=20 3=40 4=10 out 1 3"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -154,6 +155,39 @@ class BotUnderTest:
                 )
             ).scalar_one()
             assert bad_links == 0, "an event is marked undone by something that is not an undo"
+            self._check_pars(conn)
+
+    @staticmethod
+    def _check_pars(conn: Any) -> None:
+        """Each balance's par is the sum of the averages of the live records its player sat
+        at: a record's scores with the table shared among the seats in its data."""
+        totals: dict[int, tuple[int, str, Fraction, list[int]]] = {}
+        rows = conn.execute(
+            text(
+                "SELECT e.id, e.season_id, t.unit, e.data, g.seats, t.payer_id, t.amount "
+                "FROM transfer t JOIN event e ON e.id = t.event_id "
+                "LEFT JOIN game_table g ON g.id = e.table_id "
+                "WHERE e.undone_by IS NULL AND (t.payer_id IS NULL OR t.payee_id IS NULL)"
+            )
+        )
+        for event_id, season, unit, data, seats, payer, amount in rows:
+            data, seats = (json.loads(v) if isinstance(v, str) else v for v in (data, seats))
+            value = Fraction(amount) * (-1 if payer is not None else 1)
+            total = totals[event_id][2] if event_id in totals else Fraction(0)
+            totals[event_id] = (int(season), str(unit), total + value, data.get("seats") or seats)
+        want: dict[tuple[int, int, str], Fraction] = {}
+        for season, unit, total, at in totals.values():
+            for pid in at if total else ():
+                key = (season, int(pid), unit)
+                want[key] = want.get(key, Fraction(0)) + total / len(at)
+        kept = {
+            (int(s), int(p), str(u)): Fraction(par)
+            for s, p, u, par in conn.execute(
+                text("SELECT season_id, player_id, unit, par FROM balance")
+            )
+        }
+        for key in want.keys() | kept.keys():
+            assert want.get(key, 0) == kept.get(key, 0), f"par drifted at {key}"
 
 
 def make_bot(

@@ -60,6 +60,7 @@ class Seeded:
     """What a seeder wrote, to check after the upgrade."""
 
     balances: dict[tuple[int, str, str], Fraction]  # (season number, name, unit) → amount
+    pars: dict[tuple[int, str, str], Fraction]  # the same rows' pars (revision 0019), non-zero
     events: int
     update_ids: list[int]
     players: list[str]  # seat order of the open mahjong table
@@ -75,10 +76,12 @@ def _insert(conn: Connection, table: str, **values: Any) -> int:
     return int(result.scalar_one()) if returning else 0
 
 
-def seed_0001(conn: Connection, *, hand_counter: bool = True, seq_counter: bool = True) -> Seeded:
+def seed_0001(
+    conn: Connection, *, hand_counter: bool = True, seq_counter: bool = True, pars: bool = False
+) -> Seeded:
     """Data as the bot of revision 0001 wrote it (hands without their seats in ``data``);
     `hand_counter`: the chat's row still has `next_hand_no` (it went in 0014), `seq_counter`:
-    `next_seq` (it went in 0015)."""
+    `next_seq` (it went in 0015), `pars`: the balances keep their pars (from 0019)."""
     import json
 
     _insert(
@@ -283,6 +286,8 @@ def seed_0001(conn: Connection, *, hand_counter: bool = True, seq_counter: bool 
         (2, "Cat", "mahjong"): Fraction(-3 + 9),
         (2, "Dan", "mahjong"): Fraction(-3 - 3),
     }
+    # The 510K hand scored 80 in all at four seats: each sat at a hand whose average is 20.
+    par_of = {key: Fraction(20) for key in balances if key[2] == "510k"}
     by_name = dict(zip(names, ids, strict=True))
     for (number, name, unit), amount in balances.items():
         _insert(
@@ -292,6 +297,7 @@ def seed_0001(conn: Connection, *, hand_counter: bool = True, seq_counter: bool 
             player_id=by_name[name],
             unit=unit,
             amount=str(amount),
+            **({"par": str(par_of.get((number, name, unit), 0))} if pars else {}),
         )
     update_ids = [5_000_001, 5_000_002, 5_000_003, 5_000_004, 5_000_005]
     for update_id, event in zip(update_ids, (first, h1, h2, undo, h3), strict=True):
@@ -303,7 +309,7 @@ def seed_0001(conn: Connection, *, hand_counter: bool = True, seq_counter: bool 
             event_id=event,
             processed_at=RECENT,  # redeliveries come within a day; older ids are pruned
         )
-    return Seeded(balances, events=5, update_ids=update_ids, players=list(names))
+    return Seeded(balances, par_of, events=5, update_ids=update_ids, players=list(names))
 
 
 #: Revision → the seeder writing data as the bot of that revision did. Add one when a revision
@@ -312,6 +318,7 @@ SEEDERS: dict[str, Callable[[Connection], Seeded]] = {
     "0001": seed_0001,
     "0014": lambda conn: seed_0001(conn, hand_counter=False),
     "0015": lambda conn: seed_0001(conn, hand_counter=False, seq_counter=False),
+    "0019": lambda conn: seed_0001(conn, hand_counter=False, seq_counter=False, pars=True),
 }
 
 
@@ -336,9 +343,12 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def balances(engine: Engine, chat_id: int) -> dict[tuple[int, str, str], Fraction]:
+def balances(
+    engine: Engine, chat_id: int, column: str = "amount"
+) -> dict[tuple[int, str, str], Fraction]:
+    """The chat's balance rows' amounts (or another column: `par`), by (season, name, unit)."""
     query = text(
-        "SELECT s.number, p.name, b.unit, b.amount FROM balance b "
+        f"SELECT s.number, p.name, b.unit, b.{column} FROM balance b "
         "JOIN season s ON s.id = b.season_id JOIN player p ON p.id = b.player_id "
         "WHERE s.chat_id = :chat"
     )
@@ -347,6 +357,11 @@ def balances(engine: Engine, chat_id: int) -> dict[tuple[int, str, str], Fractio
             (int(n), str(name), str(u)): Fraction(a)
             for n, name, u, a in conn.execute(query, {"chat": chat_id})
         }
+
+
+def pars(engine: Engine, chat_id: int) -> dict[tuple[int, str, str], Fraction]:
+    """The non-zero pars of the chat's balance rows (revision 0019 on)."""
+    return {key: par for key, par in balances(engine, chat_id, "par").items() if par}
 
 
 def schema_drift(engine: Engine) -> list[Any]:
@@ -368,6 +383,7 @@ def test_upgrade_from_each_revision_with_data(empty_url: str, revision: str) -> 
         upgrade(engine, "head")  # the bot upgrades on every start: idempotent
         assert schema_drift(engine) == [], "after the upgrade the schema differs from the models"
         assert balances(engine, CHAT_ID) == seeded.balances
+        assert pars(engine, CHAT_ID) == seeded.pars  # written by the bot, or filled by 0019
         with engine.connect() as conn:
             events = conn.execute(
                 text("SELECT count(*) FROM event WHERE chat_id = :c"), {"c": CHAT_ID}
@@ -484,7 +500,13 @@ def check_the_bot_works(engine: Engine, seeded: Seeded) -> None:
         standings = say("/standings").splitlines()
         assert standings[-4:] == ["1. Ann +6", "2. Cat +6", "3. Bob -6", "4. Dan -6"], standings
         assert "Ann +45" in say("/standings 1")
-        for message in ("/history", "/settle", "/seasons", "/players", "/rules"):
+        # Squared against the hand's average (20), as zerosum would have recorded it.
+        assert say("/settle 1").splitlines()[2:4] == [
+            "Bob → Ann 25 · 12.50 in money",  # the chat's stake: 0.5
+            "Dan → Cat 20 · 10 in money",
+        ]
+        assert say("/settle money 1").splitlines()[1:3] == ["Bob → Ann 12.50", "Dan → Cat 10"]
+        for message in ("/history", "/settle", "/settle money", "/seasons", "/players", "/rules"):
             say(message)
         say("/hu 4 zimo")
         after = balances(engine, CHAT_ID)
@@ -543,5 +565,154 @@ def test_free_tables_after_the_upgrade(empty_url: str) -> None:
             (2, "Bob", "free:斗地主"): Fraction(-3, 2),
             (2, "Cat", "free:斗地主"): Fraction(0),
         }
+    finally:
+        engine.dispose()
+
+
+def _k510_hand(
+    conn: Connection,
+    *,
+    season: int,
+    table: int,
+    seq: int,
+    seats: list[int],
+    scores: list[Fraction],
+    undone_by: int | None = None,
+) -> int:
+    """A 510K hand as the bot of revision 0016 wrote it: its seats in ``data``, a transfer
+    with the table per non-zero score."""
+    import json
+
+    data = {"names": [], "seats": seats, "result": {"scores": [str(s) for s in scores]}}
+    event = _insert(
+        conn,
+        "event",
+        chat_id=CHAT_ID,
+        season_id=season,
+        table_id=table,
+        seq=seq,
+        hand_no=seq,
+        kind="hand",
+        game="510k3" if len(seats) == 3 else "510k",
+        text="/r …",
+        data=json.dumps(data),
+        created_at=WHEN,
+        undone_by=undone_by,
+    )
+    for pid, score in zip(seats, scores, strict=True):
+        if score:
+            _insert(
+                conn,
+                "transfer",
+                event_id=event,
+                season_id=season,
+                unit="510k",
+                payer_id=None if score > 0 else pid,
+                payee_id=pid if score > 0 else None,
+                amount=str(abs(score)),
+                reason="score",
+                detail="{}",
+            )
+    return event
+
+
+def test_0019_fills_the_pars_from_the_ledger(empty_url: str) -> None:
+    """Each live 510K hand's total shared among the seats it was recorded at (a substitute
+    shares only his hands', an undone hand shares nothing, three players share in thirds);
+    after the upgrade /settle squares the season hand by hand."""
+    import json
+
+    from service.replies import SettleView
+    from tests.integration.helpers import Chat as ServiceChat
+
+    engine = make_engine(empty_url)
+    try:
+        upgrade(engine, "0016")
+        with engine.begin() as conn:
+            seeded = seed_0001(conn, hand_counter=False, seq_counter=False)
+            ids = {name: pid for name, pid in conn.execute(text("SELECT name, id FROM player"))}
+            ids["Eve"] = _insert(conn, "player", chat_id=CHAT_ID, name="Eve", created_at=WHEN)
+            season = int(conn.execute(text("SELECT id FROM season WHERE number = 2")).scalar_one())
+            ann, bob, cat, dan, eve = (ids[n] for n in ("Ann", "Bob", "Cat", "Dan", "Eve"))
+            table = _insert(
+                conn,
+                "game_table",
+                chat_id=CHAT_ID,
+                thread_id=7,
+                season_id=season,
+                game="510k",
+                seats=json.dumps([ann, bob, cat, dan]),
+                opened_at=WHEN,
+                closed_at=WHEN,
+            )
+            f = Fraction
+            _k510_hand(  # Eve sits in for Dan: 80 in all, 20 each
+                conn,
+                season=season,
+                table=table,
+                seq=6,
+                seats=[ann, bob, cat, eve],
+                scores=[f(45), f(-5), f(45), f(-5)],
+            )
+            undo = _insert(
+                conn,
+                "event",
+                chat_id=CHAT_ID,
+                season_id=season,
+                table_id=table,
+                seq=8,
+                kind="undo",
+                game="510k",
+                created_at=WHEN,
+            )
+            _k510_hand(  # undone: no par
+                conn,
+                season=season,
+                table=table,
+                seq=7,
+                seats=[ann, bob, cat, dan],
+                scores=[f(45, 2), f(15, 2), f(45, 2), f(15, 2)],
+                undone_by=undo,
+            )
+            _k510_hand(  # three players: 20 in all, a third each
+                conn,
+                season=season,
+                table=table,
+                seq=9,
+                seats=[ann, bob, eve],
+                scores=[f(40), f(0), f(-20)],
+            )
+            amounts = {ann: 85, bob: -5, cat: 45, dan: 0, eve: -25}
+            for pid, amount in amounts.items():
+                _insert(
+                    conn,
+                    "balance",
+                    season_id=season,
+                    player_id=pid,
+                    unit="510k",
+                    amount=str(amount),
+                )
+        upgrade(engine, "head")
+        third = Fraction(20, 3)
+        assert pars(engine, CHAT_ID) == seeded.pars | {
+            (2, "Ann", "510k"): 20 + third,
+            (2, "Bob", "510k"): 20 + third,
+            (2, "Cat", "510k"): Fraction(20),
+            (2, "Eve", "510k"): 20 + third,
+        }
+        view = ServiceChat(engine, CHAT_ID).say("Ann", "/settle")
+        assert isinstance(view, SettleView)
+        net: dict[str, Fraction] = {}
+        for unit, plan in view.sections:
+            for payer, payee, amount in plan if unit == "510k" else ():
+                net[payer] = net.get(payer, Fraction(0)) - amount
+                net[payee] = net.get(payee, Fraction(0)) + amount
+        assert net == {
+            "Ann": 85 - 20 - third,
+            "Bob": -5 - 20 - third,
+            "Cat": Fraction(45 - 20),
+            "Eve": -25 - 20 - third,
+        }
+        assert view.squared == ("510k",)
     finally:
         engine.dispose()

@@ -1,0 +1,138 @@
+"""Settle-up as chat messages: /settle (per game, in points and money), /settle money (one list
+across the games), the reply to /set stake, and a game as a player names it (HTML, through the
+renderer's `_`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from html import escape
+
+from bot.i18n import N_, Gettext
+from bot.presentation.numbers import fmt, fmt_money
+from bot.presentation.render_free import unit_title
+from scoring.games import Unit, free_name
+from service.replies import MoneyView, SettleView, StakeSet
+
+GAME_NAMES = {Unit.MAHJONG: N_("mahjong"), Unit.K510: "510K", Unit.FREE: N_("free scoring")}
+SQUARED = N_(
+    "(510K scores are not zero-sum: each hand is squared against the average of the players "
+    "at it, which is what zerosum would have recorded.)"
+)
+
+
+def game_name(_: Gettext, unit: str) -> str:
+    """`mahjong`, `510K`, `斗地主` (a free game by its name), `free scoring`."""
+    name = free_name(unit)
+    return escape(name) if name else _(GAME_NAMES[Unit.of(unit)])
+
+
+def stake_word(_: Gettext, unit: str) -> str:
+    """The game as /set stake takes it: 麻将 or mahjong, 510K, free, the free game's name."""
+    if Unit.of(unit) is Unit.FREE:
+        return escape(free_name(unit)) or Unit.FREE.value
+    return game_name(_, unit)
+
+
+def _stakes(_: Gettext, stakes: Sequence[tuple[str, Fraction]]) -> str:
+    return " · ".join(f"{game_name(_, unit)} {fmt(stake)}" for unit, stake in stakes)
+
+
+def settle_text(_: Gettext, v: SettleView) -> str:
+    """Per game: the fewest transfers in points, with the money at the game's stake."""
+    stakes = dict(v.stakes)
+    title = _("To square season {n}:", n=v.season)
+    lines = [f"<b>{title}</b>"]
+    if not any(plan for _unit, plan in v.sections):
+        lines.append(_("Everyone is square."))
+    for unit, plan in v.sections:
+        if not plan:
+            continue
+        lines.append(_("{unit}:", unit=unit_title(_, unit)))
+        stake = stakes.get(unit)
+        for payer, payee, amount in plan:
+            line = f"{escape(payer)} → {escape(payee)} {fmt(amount)}"
+            if stake:
+                line += " · " + _("{money} in money", money=fmt_money(amount * stake))
+            lines.append(line)
+        if unit in v.squared:
+            lines.append(_(SQUARED))
+    shown = [unit for unit, plan in v.sections if plan]
+    if any(unit in stakes for unit in shown):
+        if all(stakes.get(unit) == v.stake for unit in shown):
+            lines.append(_("Stake: {stake} per point.", stake=fmt(v.stake or 0)))
+        else:
+            counted = [(unit, stakes[unit]) for unit in shown if unit in stakes]
+            lines.append(_("Stake per point: {stakes}.", stakes=_stakes(_, counted)))
+            none = " · ".join(game_name(_, unit) for unit in shown if unit not in stakes)
+            if none:
+                lines.append(_("No stake: {games}.", games=none))
+        if len(shown) > 1:
+            lines.append(_("All games in one money list: /settle money"))
+    return "\n".join(lines)
+
+
+def money_text(_: Gettext, v: MoneyView) -> str:
+    """Across the games: each game's points times its stake, per player, squared."""
+    title = _("Money to square season {n}:", n=v.season)
+    lines = [f"<b>{title}</b>"]
+    if not v.games:
+        lines.append(
+            _(
+                "No game has a stake yet: /set stake 0.5 (every game) or /set stake mahjong 1 "
+                "(one game)."
+            )
+        )
+    elif not v.transfers:
+        lines.append(_("Everyone is square."))
+    lines += [f"{escape(a)} → {escape(b)} {fmt_money(amount)}" for a, b, amount in v.transfers]
+    if v.games:
+        counted = " · ".join(
+            _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt(stake))
+            for unit, stake in v.games
+        )
+        lines.append(_("Counted: {games}.", games=counted))
+    if v.left_out and v.games:
+        lines.append(
+            _(
+                "Left out, no stake: {games}. Give one with /set stake {word} 0.5.",
+                games=" · ".join(game_name(_, unit) for unit in v.left_out),
+                word=stake_word(_, v.left_out[0]),
+            )
+        )
+    if v.rounded:
+        lines.append(_("(Each player's money is rounded to the cent, so that it adds up.)"))
+    return "\n".join(lines)
+
+
+def stake_text(_: Gettext, v: StakeSet) -> str:
+    """The reply to /set stake: the stake now, and how it combines with the others."""
+    if v.unit is None:
+        if v.stake:
+            lines = [
+                _(
+                    "Stake: {stake} per point, for every game without a stake of its own.",
+                    stake=fmt(v.stake),
+                )
+            ]
+        elif v.own:
+            lines = [_("No stake for the chat: only games with a stake of their own count.")]
+        else:
+            lines = [_("No stake: /settle shows points only.")]
+        if v.own:
+            lines.append(_("Games with a stake of their own: {stakes}.", stakes=_stakes(_, v.own)))
+        return "\n".join(lines)
+    game = game_name(_, v.unit)
+    if v.stake:
+        return _("Stake for {game}: {stake} per point.", game=game, stake=fmt(v.stake))
+    if v.stake == 0:
+        return _(
+            "Stake for {game}: 0, it plays for nothing (/settle money leaves it out).", game=game
+        )
+    if v.chat_stake:
+        return _(
+            "Stake for {game}: the chat's, {stake} per point (none of its own now).",
+            game=game,
+            stake=fmt(v.chat_stake),
+        )
+    return _("Stake for {game}: none now (/settle money leaves it out).", game=game)

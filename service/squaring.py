@@ -1,0 +1,85 @@
+"""Settling up the way zerosum would have recorded it, hand by hand, and money in whole cents.
+
+A record's *par* is its average over the players seated at it: zero for a zero-sum record
+(mahjong, a free round, a transfer, 510K with zerosum), a share of the scores of a 510K hand
+otherwise. Each balance row keeps the sum of its player's pars (moved with each record and its
+undo), so balance − par is what zerosum would have recorded, with no scan of the season.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import TypeVar
+
+from scoring.games import Unit
+from storage.models import BalanceRow, ChatRow, TransferRow
+
+K = TypeVar("K")
+CENT = Fraction(1, 100)
+
+
+def hand_par(transfers: Sequence[TransferRow], seats: Iterable[int]) -> dict[int, Fraction]:
+    """Each seated player's share of what the record scored in all (its transfers with the
+    table), by player id; empty for a zero-sum record."""
+    total = Fraction(0)
+    for t in transfers:
+        total += (t.amount if t.payee_id is not None else 0) - (
+            t.amount if t.payer_id is not None else 0
+        )
+    seated = list(dict.fromkeys(seats))
+    if not total or not seated:
+        return {}
+    return dict.fromkeys(seated, total / len(seated))
+
+
+def squared(rows: Iterable[BalanceRow]) -> dict[str, dict[int, Fraction]]:
+    """Per unit, each player's balance less their par: what zerosum would have recorded. The
+    pars of a unit add up to its balances; should a record older than the pars have left them
+    apart, the rest is shared evenly, so what is settled always adds up to zero."""
+    out: dict[str, dict[int, Fraction]] = {}
+    for row in rows:
+        out.setdefault(row.unit, {})[row.player_id] = Fraction(row.amount) - row.par
+    for lines in out.values():
+        rest = sum(lines.values(), Fraction(0))
+        if rest:
+            for pid in lines:
+                lines[pid] -= rest / len(lines)
+    return out
+
+
+def own_stake(stakes: Mapping[str, str], unit: str) -> tuple[str, str] | None:
+    """A unit's own stake in `ChatRow.stakes` (unit → decimal text) as (its key, the stake):
+    a free game's name matches in any case."""
+    want = unit.casefold()
+    return next(((k, v) for k, v in stakes.items() if k.casefold() == want), None)
+
+
+def stake_of(chat: ChatRow | None, unit: str) -> Fraction | None:
+    """The stake a unit settles at: its own, else the chat's; None (or 0): no stake."""
+    if chat is None:
+        return None
+    own = own_stake(chat.stakes, unit)
+    stake = Fraction(Decimal(own[1])) if own is not None else chat.stake
+    return stake or None
+
+
+def own_stakes(chat: ChatRow) -> list[tuple[str, Fraction]]:
+    """The games' own stakes, in the order sections are shown."""
+    stakes = [(unit, Fraction(Decimal(v))) for unit, v in chat.stakes.items()]
+    return sorted(stakes, key=lambda item: Unit.order(item[0]))
+
+
+def in_cents(money: Mapping[K, Fraction], order: Mapping[K, str]) -> tuple[dict[K, Fraction], bool]:
+    """Money that adds up to zero, each amount rounded to whole cents so that it still does:
+    each is rounded down, then the cents left go one each to the largest remainders (ties:
+    by `order`, a name). Also whether anything was rounded."""
+    cents = {k: v / CENT for k, v in money.items()}
+    down = {k: c.numerator // c.denominator for k, c in cents.items()}
+    left = -sum(down.values())
+    by_remainder = sorted(cents, key=lambda k: (-(cents[k] - down[k]), order[k]))
+    for k in by_remainder[:left]:
+        down[k] += 1
+    rounded = any(c.denominator != 1 for c in cents.values())
+    return {k: d * CENT for k, d in down.items()}, rounded
