@@ -22,11 +22,12 @@ from bot.presentation.numbers import fmt
 from service import cards
 from service.replies import Card
 from storage.unit_of_work import reading
-from tests.emulator.api import Chat
+from tests.emulator.api import Chat as TelegramChat
+from tests.integration.helpers import Chat
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, AppKit, app_kit
 
 ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
-OTHER = Chat(-100600, "supergroup", title="other table")
+OTHER = TelegramChat(-100600, "supergroup", title="other table")
 LINK = "https://t.me/jifen_bot/table?startapp="
 
 
@@ -218,3 +219,27 @@ async def test_the_table_page_has_the_sitting_s_totals_of_the_seated_players(
     async with kit.client() as http:
         view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
     assert view["table"]["sitting"] is None
+
+
+def test_the_mark_changes_with_what_the_pages_show_on_both_backends(
+    engine: Engine, chat_id: int
+) -> None:
+    chat = Chat(engine, chat_id, admins=("老王",))
+    service = chat.service
+    chat.seat("mahjong", "老王", "小李", "阿芳", "大刘")
+    marks = [service.app_mark(chat_id, 0)]
+    assert service.app_mark(chat_id, 0) == marks[0]  # nothing new: the same mark
+    for name, text in (
+        ("小李", "/hu 老王 zimo"),
+        ("小李", "/undo"),
+        ("老王", "/dealer 阿芳"),
+        ("老王", "/set stake 2"),
+        ("老王", "/seats 老王 小李 阿芳 小明"),
+        ("老王", "/reset confirm"),
+    ):
+        chat.say(name, text)
+        marks.append(service.app_mark(chat_id, 0))
+    assert len(set(marks)) == len(marks)
+    assert service.app_mark(chat_id, 7) != marks[-1]  # a topic has no open table
+    chat.say("小李", "/standings")  # a view writes nothing
+    assert service.app_mark(chat_id, 0) == marks[-1]
