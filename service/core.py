@@ -180,6 +180,12 @@ class Service:
         with self.uow.read() as db:
             return live.mark(db, chat_id, thread_id)
 
+    def app_live(self, token: str) -> tuple[int, int, str] | None:
+        """The chat and topic a Mini App token opens and their live mark (one read), or None."""
+        with self.uow.read() as db:
+            found = chats.app_place(db, token)
+            return None if found is None else (*found, live.mark(db, *found))
+
     def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
         """The open table's kongs of the current hand (`service.glance`)."""
         with self.uow.read() as db:

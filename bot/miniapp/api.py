@@ -127,7 +127,7 @@ class Api(tornado.web.RequestHandler):
         if launch is None:
             raise tornado.web.HTTPError(401)
         token = self.request.headers.get(CHAT_HEADER, "")
-        found = await asyncio.to_thread(self.env.service.app_place, token) if token else None
+        found = await asyncio.to_thread(self.locate, token) if token else None
         if found is None:
             raise tornado.web.HTTPError(404)
         chat_id, thread_id = found
@@ -140,6 +140,10 @@ class Api(tornado.web.RequestHandler):
             raise tornado.web.HTTPError(404)
         self.place = Place(launch, chat_id, thread_id, role)
         guard.check_query(self)
+
+    def locate(self, token: str) -> tuple[int, int] | None:
+        """The (chat id, thread id) the token opens (in a worker thread: it reads)."""
+        return self.env.service.app_place(token)
 
     @property
     def name(self) -> str:

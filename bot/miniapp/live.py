@@ -10,7 +10,6 @@ but has a limit of its own, `Polls`: a steady pace of a few pages per member, bu
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 import time
@@ -64,10 +63,19 @@ class LiveHandler(Api):
 
     counted = False
     polls: Polls
+    mark = ""
 
     def initialize(self, env: Env, polls: Polls | None = None) -> None:
         super().initialize(env)
         self.polls = polls or Polls()
+
+    def locate(self, token: str) -> tuple[int, int] | None:
+        """The token's chat and, in the same read, its mark: a poll is one trip to a thread."""
+        found = self.env.service.app_live(token)
+        if found is None:
+            return None
+        chat_id, thread_id, self.mark = found
+        return chat_id, thread_id
 
     async def get(self) -> None:
         given = self.get_query_argument("v", "")
@@ -79,9 +87,7 @@ class LiveHandler(Api):
             self.set_header("Retry-After", str(max(1, math.ceil(wait))))
             self.finish({"ok": False})
             return
-        mark = await asyncio.to_thread(
-            self.env.service.app_mark, self.place.chat_id, self.place.thread_id
-        )
+        mark = self.mark  # read with the token's chat (`locate`)
         if mark == given:
             self.set_status(204)
             self.finish()
