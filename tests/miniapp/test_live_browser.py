@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.async_api import Page
 
 from tests.miniapp.kit import ANN, BOB, CAT, ZHANG, AppKit
-from tests.miniapp.test_browser import browser, kit, open_page, pytestmark, tab
+from tests.miniapp.test_browser import browser, kit, open_page, pytestmark, tab, tap
 
 __all__ = ["browser", "kit", "pytestmark"]  # the fixtures and the mark of the browser tests
 
@@ -158,3 +158,22 @@ async def test_screenshots_at_360_and_420_px_in_both_languages(
             assert edge[1] >= 8, (lang, width, edge)  # the last label keeps off the edge
             assert page.errors == []  # type: ignore[attr-defined]
             await page.close()
+
+
+async def test_a_form_being_filled_in_is_not_redrawn_by_a_change(
+    kit: AppKit, browser: object
+) -> None:
+    page = await open_page(browser, kit.url(BOB))
+    await ready(page)
+    await tab(page, "record")
+    await tap(page, "Ann")
+    pressed = page.locator("button.chip[aria-pressed=true]", has_text="Ann")
+    assert await pressed.count() == 1
+    mark = "document.querySelector('main').lastElementChild.dataset"
+    await page.evaluate(f"{mark}.untouched = 'yes'")  # a redrawn page would lose it
+    await kit.say(CAT, "/gang Cat an")  # the page learns of it, but leaves the form alone
+    await page.wait_for_timeout(FOLLOW_MS)
+    assert await page.evaluate(f"{mark}.untouched") == "yes"
+    assert await pressed.count() == 1
+    await tab(page, "table")  # the other pages show it
+    assert "Kong" in await page.inner_text("main")

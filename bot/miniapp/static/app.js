@@ -61,7 +61,7 @@ export async function api(path, body) {
 // Live: ask every POLL ms whether the chat's mark moved (204: no); on a new mark, fetch the data
 // again. 429 or no answer: the page says it is offline and asks again later and later.
 const POLL = 1500, POLL_MAX = 30000;
-const live = { timer: null, delay: POLL, offline: false };
+const live = { timer: null, delay: POLL, offline: false, busy: false };
 
 function setOffline(offline) {
   live.offline = offline;
@@ -72,7 +72,8 @@ function setOffline(offline) {
 
 async function poll() {
   live.timer = null;
-  if (document.hidden) return;  // asked again when the page shows (visibilitychange)
+  if (document.hidden || live.busy) return;  // hidden: asked again when the page shows
+  live.busy = true;
   try {
     const response = await fetch(`/app/api/live?v=${encodeURIComponent(state.data?.live || "")}`, {
       headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken },
@@ -90,6 +91,7 @@ async function poll() {
     const after = Number(error.response?.headers.get("Retry-After")) * 1000 || 0;
     live.delay = Math.min(POLL_MAX, Math.max(after, live.delay * 2));
   }
+  live.busy = false;
   schedule();
 }
 
