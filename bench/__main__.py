@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 from bench import fsync, pg
 from bench.commands import KEYS, CommandsResult, measure_commands
 from bench.harness import migrated_engine, quiet_logs
+from bench.live import measure_live
 from bench.path import LoneResult, PathResult, measure_lone, measure_path
 from bench.process import measure_process
 from bench.scoring_mix import measure_scoring
@@ -66,6 +67,9 @@ TARGETS: dict[str, tuple[str, float]] = {
     "reply_p99_ms_100rps": ("<=", 100),
     # issue 29: reading a hand from its tiles under 1 ms
     "tiles_read_per_s": (">=", 1_000),
+    # issue 27: 100 open Mini App pages following their tables (bench.live)
+    "live_cpu_ms_per_s_100_pages": ("<=", 250),
+    "live_polls_refused": ("<=", 0),
 }
 
 
@@ -210,6 +214,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "scoring", lambda: measure_scoring(hands=plan.scoring_hands, reps=plan.scoring_reps)
     )
     tiles = timed("tiles", lambda: measure_tiles(reps=plan.scoring_reps))
+    live = timed("live pages", lambda: measure_live(workdir / "live", 3.0 if plan.quick else 10.0))
     process = timed(
         "process",
         lambda: measure_process(workdir, runs=plan.process_runs, fresh=not plan.quick),
@@ -241,6 +246,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "pg_lone_overhead_vs_echo": rounded(pg_lone.overhead_vs_echo) if pg_lone else None,
         **command_figures(commands),
         **webhook.figures(),
+        **live,
         "quick": plan.quick,
     }
     figures["targets_missed"] = missed(figures)

@@ -42,6 +42,9 @@ def setup_logging(token: str) -> None:
     handler.setFormatter(RedactingFormatter(token))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # A line per answered request: the Mini App's open pages poll every 1.5 s (refusals, 4xx,
+    # are still logged).
+    logging.getLogger("tornado.access").setLevel(logging.WARNING)
 
 
 def cmd_run(args: argparse.Namespace, config: Settings) -> int:

@@ -69,7 +69,7 @@ from service.requests import (
     Unlink,
 )
 from service.unit import Tx
-from storage.gateway import chat_move, chats
+from storage.gateway import chat_move, chats, live
 from storage.gateway import ledger as book
 from storage.unit_of_work import ChatWrite, UnitOfWork
 
@@ -174,6 +174,17 @@ class Service:
         """The (chat id, thread id) a Mini App token opens, or None."""
         with self.uow.read() as db:
             return chats.app_place(db, token)
+
+    def app_mark(self, chat_id: int, thread_id: int) -> str:
+        """The Mini App's live mark of a chat and topic: it changes when its pages would."""
+        with self.uow.read() as db:
+            return live.mark(db, chat_id, thread_id)
+
+    def app_live(self, token: str) -> tuple[int, int, str] | None:
+        """The chat and topic a Mini App token opens and their live mark (one read), or None."""
+        with self.uow.read() as db:
+            found = chats.app_place(db, token)
+            return None if found is None else (*found, live.mark(db, *found))
 
     def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
         """The open table's kongs of the current hand (`service.glance`)."""

@@ -25,7 +25,7 @@ from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
 from bot.i18n import pick_language
-from bot.miniapp import auth, forms, guard, texts
+from bot.miniapp import auth, forms, guard, sitting, texts
 from bot.miniapp.members import Members, Role
 from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
@@ -37,6 +37,7 @@ from service.core import Service
 from service.errors import ServiceError
 from service.names import member_name
 from service.replies import (
+    Card,
     ChartData,
     HandView,
     HistoryView,
@@ -47,7 +48,16 @@ from service.replies import (
     StandingsView,
     TableView,
 )
-from service.requests import Chart, History, Request, Seasons, Settle, ShowPlayers, Standings
+from service.requests import (
+    Chart,
+    History,
+    Request,
+    Seasons,
+    Settle,
+    ShowPlayers,
+    Standings,
+    Summary,
+)
 
 log = logging.getLogger(__name__)
 INIT_HEADER = "X-Telegram-Init-Data"
@@ -94,6 +104,7 @@ class Api(tornado.web.RequestHandler):
 
     env: Env
     place: Place
+    counted = True  # against the member's flood limit in the chat (the live poll has its own)
 
     def initialize(self, env: Env) -> None:
         self.env = env
@@ -116,12 +127,12 @@ class Api(tornado.web.RequestHandler):
         if launch is None:
             raise tornado.web.HTTPError(401)
         token = self.request.headers.get(CHAT_HEADER, "")
-        found = await asyncio.to_thread(self.env.service.app_place, token) if token else None
+        found = await asyncio.to_thread(self.locate, token) if token else None
         if found is None:
             raise tornado.web.HTTPError(404)
         chat_id, thread_id = found
         flood = self.env.application.bot_data.get("flood")
-        if guard.flooded(self, flood, launch.user_id, chat_id, launch.language):
+        if self.counted and guard.flooded(self, flood, launch.user_id, chat_id, launch.language):
             return
         bot, fresh = self.env.application.bot, guard.fresh(self.request)
         role = await self.env.members.role(bot, chat_id, launch.user_id, fresh=fresh)
@@ -129,6 +140,10 @@ class Api(tornado.web.RequestHandler):
             raise tornado.web.HTTPError(404)
         self.place = Place(launch, chat_id, thread_id, role)
         guard.check_query(self)
+
+    def locate(self, token: str) -> tuple[int, int] | None:
+        """The (chat id, thread id) the token opens (in a worker thread: it reads)."""
+        return self.env.service.app_place(token)
 
     @property
     def name(self) -> str:
@@ -212,7 +227,9 @@ def _chart(data: ChartData) -> list[dict[str, Any]]:
     ]
 
 
-def _table(r: Renderer, v: TableView, kongs: tuple[HandView, ...]) -> dict[str, Any]:
+def _table(
+    r: Renderer, v: TableView, kongs: tuple[HandView, ...], card: Reply | None
+) -> dict[str, Any]:
     return {
         "game": v.game,
         "marathon": v.marathon,
@@ -220,6 +237,7 @@ def _table(r: Renderer, v: TableView, kongs: tuple[HandView, ...]) -> dict[str, 
         "dealer": v.dealer,
         "html": r.render(v).text,
         "kongs": [line for k in kongs for line in r.kong(k)],
+        "sitting": sitting.totals(card if isinstance(card, Card) else None, v),
     }
 
 
@@ -236,12 +254,15 @@ class ViewHandler(Api):
 
     async def get(self) -> None:
         season = self.season_arg()
+        place = self.place.chat_id, self.place.thread_id
+        mark = await asyncio.to_thread(self.env.service.app_mark, *place)  # before the data
         standings, lang = await self.read(Standings(season=season))
         chart, _ = await self.read(Chart(season=season))
         settle, _ = await self.read(Settle(season=season))
         history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
         seasons, _ = await self.read(Seasons())
         table, _ = await self.read(ShowPlayers())
+        card, _ = await self.read(Summary()) if table is not None else (None, None)
         r = self.renderer(lang)
         kongs = await asyncio.to_thread(
             self.env.service.pending_kongs, self.place.chat_id, self.place.thread_id
@@ -249,6 +270,7 @@ class ViewHandler(Api):
         self.write(
             {
                 "lang": r.lang,
+                "live": mark,  # the page polls /app/api/live?v=… (bot.miniapp.live)
                 "strings": texts.strings(r.lang),
                 "me": {
                     "name": self.name,
@@ -263,7 +285,7 @@ class ViewHandler(Api):
                 if isinstance(history, HistoryView)
                 else [],
                 "seasons": _seasons(r, seasons) if isinstance(seasons, SeasonsView) else [],
-                "table": _table(r, table, kongs) if isinstance(table, TableView) else None,
+                "table": _table(r, table, kongs, card) if isinstance(table, TableView) else None,
             }
         )
 

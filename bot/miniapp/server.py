@@ -12,7 +12,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
-from bot.miniapp import guard, preview
+from bot.miniapp import guard, live, preview, qr
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
 from bot.miniapp.me import routes as me_routes
@@ -48,6 +48,8 @@ def routes(application: AnyApplication, *, token: str, max_age: float, **env: An
     return [
         *me_routes(context),  # /me's page of its own (bot.miniapp.me)
         *preview.routes(context),
+        *live.routes(context),  # the page follows the table (bot.miniapp.live)
+        *qr.routes(context),  # the table's link as a QR code
         *api_routes(context),
         (r"/app/?()", Static, {"path": str(STATIC), "default_filename": "index.html"}),
         (r"/app/(.+)", Static, {"path": str(STATIC)}),

@@ -44,6 +44,12 @@ PAGE: dict[str, str] = {
     "refused": N_("Not possible:"),
     "pending_kongs": N_("Kongs of this hand"),
     "offline": N_("No connection. Try again."),
+    "offline_live": N_("Offline: not following the table. Trying again…"),
+    "sitting": N_("This sitting ({n} hands)"),
+    "points": N_("Points"),
+    "money": N_("Money"),
+    "join": N_("Join at the table"),
+    "join_hint": N_("Friends at the table scan this with their phone to open it."),
 }
 
 

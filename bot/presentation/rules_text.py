@@ -160,6 +160,13 @@ BEYOND_RULES = (
         "sittings it says little; luck is part of every night."
     ),
     N_(
+        "Mini App (/app): an open page follows the table by itself within about two seconds "
+        "of any hand, undo or change of the table, in the chat or from another phone; it says "
+        "when it is offline and tries again. Its Table page shows this sitting's totals (each "
+        "seated player's net since play last paused for six hours, as /summary counts it) and "
+        "the table's link as a QR code for friends at the table."
+    ),
+    N_(
         "/me in a private chat with the bot: your own record in every group where a player is "
         "linked to you, and nothing of a group you do not play in; in a group /me only gives "
         "a button to the private chat."

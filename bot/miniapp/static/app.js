@@ -54,8 +54,50 @@ export async function api(path, body) {
     headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken, "Content-Type": "application/json" },
     body: body ? JSON.stringify(body) : undefined,
   });
-  if (!response.ok) throw new Error(String(response.status));
+  if (!response.ok) throw Object.assign(new Error(String(response.status)), { response });
   return response.json();
+}
+
+// Live: ask every POLL ms whether the chat's mark moved (204: no); on a new mark, fetch the data
+// again. 429 or no answer: the page says it is offline and asks again later and later.
+const POLL = 1500, POLL_MAX = 30000;
+const live = { timer: null, delay: POLL, offline: false, busy: false };
+
+function setOffline(offline) {
+  live.offline = offline;
+  const badge = document.getElementById("live");
+  badge.hidden = !offline;
+  badge.textContent = t("offline_live");
+}
+
+async function poll() {
+  live.timer = null;
+  if (document.hidden || live.busy) return;  // hidden: asked again when the page shows
+  live.busy = true;
+  try {
+    const response = await fetch(`/app/api/live?v=${encodeURIComponent(state.data?.live || "")}`, {
+      headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken },
+    });
+    if (response.status === 200) {
+      const { v } = await response.json();
+      if (v !== state.data?.live) await load({ live: true });
+    } else if (response.status !== 204) {
+      throw Object.assign(new Error(String(response.status)), { response });
+    }
+    setOffline(false);
+    live.delay = POLL;
+  } catch (error) {
+    setOffline(true);
+    const after = Number(error.response?.headers.get("Retry-After")) * 1000 || 0;
+    live.delay = Math.min(POLL_MAX, Math.max(after, live.delay * 2));
+  }
+  live.busy = false;
+  schedule();
+}
+
+function schedule(delay = live.delay) {
+  clearTimeout(live.timer);
+  live.timer = setTimeout(poll, delay);
 }
 
 export const el = (tag, attrs = {}, ...children) => {
@@ -79,7 +121,7 @@ export function toast(text, bad = false) {
   toastTimer = setTimeout(() => { node.hidden = true; }, bad ? 5000 : 2500);
 }
 
-const state = { data: null, tab: "standings", season: null, player: "", shown: 0 };
+const state = { data: null, tab: "standings", season: null, player: "", shown: 0, qr: null };
 export const t = (key, params = {}) =>
   (state.data?.strings.page[key] || key).replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
 const amountClass = (text) => (text.startsWith("-") ? "neg" : text === "0" ? "" : "pos");
@@ -132,13 +174,43 @@ const pages = {
     if (!table) return [el("h1", {}, t("table")), el("p", { class: "hint" }, t("no_table"))];
     const out = [el("h1", {}, t("table")), el("div", { class: "card hand", html: table.html })];
     if (table.kongs.length) out.push(el("h2", {}, t("pending_kongs")), el("div", { class: "card hand", html: table.kongs.join("\n") }));
+    const sitting = table.sitting;
+    if (sitting) {
+      out.push(el("h2", {}, t("sitting", { n: sitting.hands })));
+      out.push(el("ul", { class: `rows card sitting${sitting.money ? " money" : ""}` },
+        el("li", { class: "head" }, el("span", {}, ""), el("span", {}, t("points")), sitting.money ? el("span", {}, t("money")) : null),
+        ...sitting.rows.map((row) => el("li", {}, el("span", {}, row.name),
+          el("b", { class: amountClass(row.amount) }, row.amount),
+          row.money != null ? el("b", { class: amountClass(row.money) }, row.money) : null))));
+    }
     if (state.data.standings?.progress) out.push(el("p", { class: "card", html: state.data.standings.progress }));
+    out.push(qrCard());
     return out;
   },
   record() {
     return recordPage(state.data, async () => { await load(); });
   },
 };
+
+// The table's link as a QR code, drawn by the server (an <img> cannot send the launch data:
+// the SVG is fetched and shown from a data: URL). Hidden when the app has no link (404).
+function qrCard() {
+  const card = el("div", { class: "card qr", hidden: state.qr === false });
+  const show = (svg) => card.replaceChildren(el("h2", {}, t("join")),
+    el("img", { src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`, alt: t("join"), width: 220, height: 220 }),
+    el("p", { class: "hint" }, t("join_hint")));
+  if (state.qr) show(state.qr);
+  else if (state.qr === null) {
+    fetch("/app/api/qr", { headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken } })
+      .then(async (response) => {
+        if (response.status === 404) { state.qr = false; card.hidden = true; return; }
+        if (!response.ok) return;  // asked again next time the page is drawn
+        state.qr = await response.text();
+        show(state.qr);
+      }).catch(() => {});
+  }
+  return card;
+}
 
 async function openSeason(s) {
   state.season = s.archived ? s.number : null;
@@ -165,11 +237,17 @@ function show() {
   document.getElementById("page").replaceChildren(...pages[state.tab]().filter((node) => node != null));
 }
 
-async function load() {
+// The data of every page; `live`: fetched because the chat changed, so the page the user is on
+// is drawn again in place (the history as long as it was), but a form being filled in is not.
+async function load({ live: following = false } = {}) {
   const season = state.season ? `?season=${state.season}` : "";
-  state.data = await api(`view${season}`);
-  state.shown = 30;
+  const data = await api(`view${season}`);
+  if (following && state.shown > 30) {
+    data.history = (await api(`history?n=${state.shown}${season ? `&season=${state.season}` : ""}`)).hands;
+  } else state.shown = 30;
+  state.data = data;
   document.documentElement.lang = state.data.lang === "zh" ? "zh-Hans" : "en";
+  if (following && state.tab === "record") return;
   show();
 }
 
@@ -189,7 +267,10 @@ async function main() {
     await load();
   } catch (error) {
     page.replaceChildren(el("p", { class: "hint" }, `⚠️ ${error.message}`));
+    return;
   }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) schedule(0); });
+  schedule();
 }
 
 main();

@@ -2,7 +2,32 @@
 // at its count of hands played); touch or move over it to read every player's balance there.
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#e8590c", "#1c7ed6", "#2b8a3e", "#ae3ec9", "#f59f00", "#0c8599", "#c2255c", "#5c940d"];
-const W = 340, H = 200, PAD = { l: 34, r: 8, t: 8, b: 20 };
+const W = 340, H = 200, PAD = { l: 40, r: 12, t: 8, b: 22 };
+
+// A "nice" step (1, 2 or 5 times a power of ten) for about `count` intervals over `span`.
+export function niceStep(span, count) {
+  const raw = span / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) || raw;
+}
+
+// The y axis' ticks: multiples of a nice step from below the lowest value to above the highest,
+// 0 among them; the x axis': hand numbers (whole, a nice step apart, the last one labeled).
+export function yTicks(lo, hi, count = 4) {
+  const step = niceStep(hi - lo || 1, count);
+  const ticks = [];
+  for (let v = Math.floor(lo / step) * step; v <= Math.ceil(hi / step) * step + step / 2; v += step) ticks.push(+v.toPrecision(12));
+  return ticks;
+}
+
+export function xTicks(played, count = 5) {
+  const step = Math.max(1, Math.round(niceStep(played || 1, count)));
+  const ticks = [];
+  for (let n = step; n < played; n += step) if (played - n >= step * 0.4) ticks.push(n);
+  return [...ticks, played];
+}
+
+const label = (v) => (Math.abs(v) >= 10000 ? `${+(v / 1000).toFixed(1)}k` : String(+v.toFixed(2)));
 
 const svg = (tag, attrs) => {
   const node = document.createElementNS(NS, tag);
@@ -12,20 +37,25 @@ const svg = (tag, attrs) => {
 
 export function drawChart(series) {
   const values = series.lines.flatMap((l) => l.values);
-  const lo = Math.min(0, ...values), hi = Math.max(0, ...values);
+  const ticks = yTicks(Math.min(0, ...values), Math.max(0, ...values));
+  const lo = ticks[0], hi = ticks.at(-1);
   const span = hi - lo || 1, n = series.hands.length, played = series.hands.at(-1) || 1;
   const x = (i) => PAD.l + (series.hands[i] * (W - PAD.l - PAD.r)) / played;
   const y = (v) => PAD.t + ((hi - v) * (H - PAD.t - PAD.b)) / span;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" });
-  root.append(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(0), y2: y(0), stroke: "currentColor", "stroke-opacity": 0.3 }));
-  for (const [v, dy] of [[hi, 10], [lo, -2]]) {
-    const label = svg("text", { x: PAD.l - 4, y: y(v) + dy, "text-anchor": "end" });
-    label.textContent = String(Math.round(v));
-    root.append(label);
+  for (const v of ticks) {
+    root.append(svg("line", { x1: PAD.l, x2: W - PAD.r, y1: y(v), y2: y(v), stroke: "currentColor", "stroke-opacity": v === 0 ? 0.45 : 0.12 }));
+    const text = svg("text", { x: PAD.l - 5, y: y(v) + 4, "text-anchor": "end", class: "y" });
+    text.textContent = label(v);
+    root.append(text);
   }
-  const last = svg("text", { x: W - PAD.r, y: H - 4, "text-anchor": "end" });
-  last.textContent = `#${series.hands.at(-1)}`;
-  root.append(last);
+  for (const hand of xTicks(series.hands.at(-1) || 0)) {
+    const at = PAD.l + (hand * (W - PAD.l - PAD.r)) / played;
+    root.append(svg("line", { x1: at, x2: at, y1: H - PAD.b, y2: H - PAD.b + 3, stroke: "currentColor", "stroke-opacity": 0.4 }));
+    const text = svg("text", { x: at, y: H - 6, "text-anchor": hand === played ? "end" : "middle", class: "x" });
+    text.textContent = `#${hand}`;
+    root.append(text);
+  }
   series.lines.forEach((line, k) => {
     const d = line.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join("");
     root.append(svg("path", { d, fill: "none", stroke: COLORS[k % COLORS.length], "stroke-width": 2, "stroke-linejoin": "round" }));
