@@ -14,7 +14,7 @@ from scoring.k510 import marathon_add, marathon_finished, score_hand, score_mara
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import fresh_view, pay_out, record
+from service.ledger import pay_out, record, recorded_view
 from service.records import as_record, points
 from service.replies import Progress, Recorded
 from service.requests import Report
@@ -56,7 +56,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     event = record(tx, table, EventKind.HAND, data)
     transfers = [] if result is None else _transfers(tx, table, event.id, result, data)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
-    return Recorded(view=fresh_view(event, transfers, people), progress=progress)
+    return Recorded(view=recorded_view(tx, event, transfers, people), progress=progress)
 
 
 def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -> Report510k:

@@ -54,6 +54,17 @@ def fresh_view(
     return _view(event, transfers, {p.id: p.name for p in people})
 
 
+def recorded_view(
+    tx: Tx, event: EventRow, transfers: Sequence[TransferRow], people: Sequence[PlayerRow]
+) -> HandView:
+    """`fresh_view`, also naming whoever its payments name who is not seated (a kong of a
+    player who left by /sub, a marathon's share of a replaced partner)."""
+    seated = {p.id for p in people}
+    gone = {pid for pid in _people(transfers) if pid not in seated}
+    names = {p.id: p.name for p in people} | player_names(tx.db, list(gone))
+    return _view(event, transfers, names)
+
+
 def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, str]) -> HandView:
     def name(pid: int | None) -> str | None:
         return None if pid is None else names.get(pid, "?")

@@ -27,7 +27,7 @@ from scoring.mahjong_model import (
 from service import players as who
 from service.errors import N_, ServiceError
 from service.hand_tiles import NO_TILES, HandsRead, read_hands
-from service.ledger import fresh_view, pay_out, record
+from service.ledger import fresh_view, pay_out, record, recorded_view
 from service.records import as_record
 from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
@@ -117,7 +117,7 @@ def _settle(
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
-    view = fresh_view(event, transfers, people)
+    view = recorded_view(tx, event, transfers, people)
     unsaid = tuple(
         people[w.winner].name
         for i, w in enumerate(wins)
