@@ -31,7 +31,10 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     renderer = await renderer_for(context, update)
     press = parse_press(query.data)
     message = query.message if isinstance(query.message, Message) else None
-    if press is None or message is None or not on_keyboard(message, query.data):
+    # A claim button for whoever presses it goes once pressed, but a second member's tap may
+    # come after that: the service answers it (a claim is open to anyone anyway: /iam).
+    anyone = press is not None and press.action == "me" and press.arg.endswith(".0")
+    if press is None or message is None or not (anyone or on_keyboard(message, query.data)):
         await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
     await ACTIONS[press.action](update, context, renderer, press.arg)
