@@ -66,7 +66,6 @@ _COMMAND_NAMES: dict[str, str] = {
     "加入": "join",
     "我是": "iam",
     "换": "sub",
-    "换人": "sub",
     "离座": "leave",
     "改名": "rename",
     "合并": "merge",
