@@ -112,7 +112,7 @@ def iam(tx: Tx, req: IAm) -> Claimed | Info:
     user_id = tx.ctx.actor.user_id
     if user_id is None:
         raise ServiceError(N_("Only a member writing as themselves can say who they are."))
-    guest = _named(tx, req.name, "/iam 小李")
+    guest = _named(tx, req.name, "/iam 小李", skip=user_id)
     if guest.user_id == user_id:
         return Info(N_("You are {name} already."), {"name": guest.name})
     mine = (tx.ctx.actor.username or "").casefold()
@@ -130,10 +130,13 @@ def iam(tx: Tx, req: IAm) -> Claimed | Info:
     return identity.claim(tx, Claim(guest.id))
 
 
-def _named(tx: Tx, typed: str, usage: str) -> PlayerRow:
-    """The chat's player of that name (case ignored), or a friendly refusal naming them."""
+def _named(tx: Tx, typed: str, usage: str, skip: int | None = None) -> PlayerRow:
+    """The chat's player of that name (case ignored), or a friendly refusal naming them;
+    `skip`: a user whose own player is not meant (/iam: the guest of the member's name)."""
     want = names.clean(typed).casefold()
-    known = players.players_of_chat(tx.db, tx.chat.id)
+    known = [
+        p for p in players.players_of_chat(tx.db, tx.chat.id) if p.user_id != skip or skip is None
+    ]
     found = [p for p in known if p.name.casefold() == want]
     if not found:
         found = [p for p in known if names.skeleton(p.name) == names.skeleton(want)]

@@ -74,6 +74,22 @@ def test_a_member_claims_the_guest_seated_under_their_name(engine: Engine) -> No
     assert "No player named" in refused(c, "Zhou", "/iam 小赵").msgid
 
 
+def test_the_issue_evening_a_friend_named_like_the_guest(engine: Engine) -> None:
+    """小李's Telegram name is 小李 too: `/hu 我 自摸` before the claim makes no second 小李."""
+    c = chat(engine)
+    c.say("老王", "/new mahjong")
+    c.say("老王", "/seats 老王 小李 阿张 老陈")
+    assert refused(c, "小李", "/hu 我 自摸").params["ref"] == "我"
+    assert isinstance(c.say("小李", "/iam 小李"), Claimed)
+    assert nets(c.say("小李", "/hu 我 自摸"))["小李"] == 9
+    with c.service.engine.connect() as conn:
+        found = conn.execute(
+            text("SELECT count(*) FROM player WHERE chat_id = :c AND name = '小李'"),
+            {"c": c.chat_id},
+        ).scalar_one()
+    assert found == 1
+
+
 # --- 3. a seat change is not a hand ------------------------------------------------------
 
 
