@@ -112,11 +112,13 @@ def iam(tx: Tx, req: IAm) -> Claimed | Info:
     user_id = tx.ctx.actor.user_id
     if user_id is None:
         raise ServiceError(N_("Only a member writing as themselves can say who they are."))
+    mine = players.player_of_user(tx.db, tx.chat.id, user_id)
+    same = mine is not None and mine.name.casefold() == names.clean(req.name).casefold()
+    if mine is not None and same and not _guest_named(tx, req.name, mine.id):
+        return Info(N_("You are {name} already."), {"name": mine.name})
     guest = _named(tx, req.name, "/iam 小李", skip=user_id)
-    if guest.user_id == user_id:
-        return Info(N_("You are {name} already."), {"name": guest.name})
-    mine = (tx.ctx.actor.username or "").casefold()
-    if guest.user_id is None and mine and (guest.username or "").casefold() == mine:
+    handle = (tx.ctx.actor.username or "").casefold()
+    if guest.user_id is None and handle and (guest.username or "").casefold() == handle:
         who.sender(tx)  # linked to the sender's @username by /link: theirs on first sight
         return Claimed(name=guest.name, member=names.clean(tx.ctx.actor.name) or guest.name)
     if guest.user_id is not None or guest.username is not None:
@@ -128,6 +130,13 @@ def iam(tx: Tx, req: IAm) -> Claimed | Info:
             name=guest.name,
         )
     return identity.claim(tx, Claim(guest.id))
+
+
+def _guest_named(tx: Tx, typed: str, other_than: int) -> bool:
+    """Whether another player of the chat has that name (a guest the member may mean)."""
+    want = names.clean(typed).casefold()
+    known = players.players_of_chat(tx.db, tx.chat.id)
+    return any(p.id != other_than and p.name.casefold() == want for p in known)
 
 
 def _named(tx: Tx, typed: str, usage: str, skip: int | None = None) -> PlayerRow:

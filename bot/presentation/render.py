@@ -366,42 +366,8 @@ class Renderer:
     # --- tables ---------------------------------------------------------------------------
 
     def _tableview(self, v: r.TableView) -> Out:
-        game = self._(labels.GAME[v.game])
-        if v.name:
-            game += f" · {escape(v.name)}"
-        if v.marathon:
-            game += " · " + self._("marathon to 500")
-        option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
-        shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
-        options = [self._(labels.SETTING[option])] if shown else []
-        head = (
-            render_people.head(self._, v)
-            or {
-                "opened": self._("New table: {game}.", game=game),
-                "joined": self._("{name} sits down.", name=escape(v.who)),
-                "seated": self._("Seats set: {game}.", game=game),
-                "players": self._("Table: {game}.", game=game),
-                "dealer": self._("{name} deals.", name=escape(v.who)),
-            }[v.event]
-        )
-        if options:
-            head += " " + self._("Options: {options}.", options=", ".join(options))
-        lines = [head]
-        for i, name in enumerate(v.seats):
-            mark = " 🀄" + self._("dealer") if name is not None and name == v.dealer else ""
-            lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
-        if v.game == Game.K510:
-            lines.append(self._("Teams: seats 1+3 vs 2+4."))
-        if v.left:
-            lines.append(
-                self._("No seat at this table for: {names}.", names=escape(", ".join(v.left)))
-            )
-        free = sum(1 for s in v.seats if s is None)
-        if free:
-            lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
-        lines += render_people.extra_lines(self._, v)
-        claims = render_people.claim_rows(self._, v)
-        return Out("\n".join(lines), tuple((Button(label, data),) for label, data in claims))
+        text, claims = render_people.table_text(self._, v)
+        return Out(text, tuple((Button(label, data),) for label, data in claims))
 
     def _nameask(self, v: r.NameAsk) -> Out:
         text, answers = render_people.name_ask(self._, v)

@@ -5,12 +5,52 @@ from __future__ import annotations
 
 from html import escape
 
+from bot.commands import labels
 from bot.commands.callback_data import claim_data, fits, name_data
 from bot.i18n import Gettext
+from scoring.games import Game
 from service import replies as r
 
 #: A button: its label and its callback data.
 Label = tuple[str, str]
+
+
+def table_text(_: Gettext, v: r.TableView) -> tuple[str, list[Label]]:
+    """A table's game, options and seats (the dealer marked), what just happened, and the
+    buttons that claim its guests."""
+    game = _(labels.GAME[v.game])
+    if v.name:
+        game += f" · {escape(v.name)}"
+    if v.marathon:
+        game += " · " + _("marathon to 500")
+    option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
+    shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
+    options = [_(labels.SETTING[option])] if shown else []
+    first = (
+        head(_, v)
+        or {
+            "opened": _("New table: {game}.", game=game),
+            "joined": _("{name} sits down.", name=escape(v.who)),
+            "seated": _("Seats set: {game}.", game=game),
+            "players": _("Table: {game}.", game=game),
+            "dealer": _("{name} deals.", name=escape(v.who)),
+        }[v.event]
+    )
+    if options:
+        first += " " + _("Options: {options}.", options=", ".join(options))
+    lines = [first]
+    for i, name in enumerate(v.seats):
+        mark = " 🀄" + _("dealer") if name is not None and name == v.dealer else ""
+        lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
+    if v.game == Game.K510:
+        lines.append(_("Teams: seats 1+3 vs 2+4."))
+    if v.left:
+        lines.append(_("No seat at this table for: {names}.", names=escape(", ".join(v.left))))
+    free = sum(1 for s in v.seats if s is None)
+    if free:
+        lines.append(_("{n} seat(s) free: /join, or /join <guest name>.", n=free))
+    lines += extra_lines(_, v)
+    return "\n".join(lines), claim_rows(_, v)
 
 
 def head(_: Gettext, v: r.TableView) -> str | None:
