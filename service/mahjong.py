@@ -62,7 +62,9 @@ def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people, balances = who.seated_with_balances(tx, table, UNIT)
     pending = _pending_kongs(tx, table)
-    recorded = [k for _, k, _ in pending]
+    # A kong made by someone who left (/sub) is theirs: never the newcomer's chain or tiles.
+    recorded = [k for _, k, stand in pending if k.konger not in stand]
+    left = tuple(k for _, k, stand in pending if k.konger in stand)
     tiles = read_hands(tx, table, people, req.clauses, recorded)
     kongs = PendingKongs([*recorded, *tiles.kongs])
     wins = tuple(
@@ -70,7 +72,8 @@ def hu(tx: Tx, req: Hu) -> Recorded:
         for i, clause in enumerate(req.clauses)
     )
     stands = [(k, stand) for _, k, stand in pending if stand]
-    return _settle(tx, table, people, balances, wins, kongs.settling(), tiles, stands)
+    settling = (*kongs.settling(), *left)
+    return _settle(tx, table, people, balances, wins, settling, tiles, stands)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:

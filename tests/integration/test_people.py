@@ -140,6 +140,14 @@ def test_a_substituted_players_pending_kongs_stay_theirs(engine: Engine) -> None
     # Ann's self-draw: 3 from each of Bob, Cat, Eve; the kongs are Dan's, paid when the hand ends.
     assert hand == {"Ann": 9 - 1, "Bob": -3 - 1 + 1, "Cat": -3 - 1, "Eve": -3, "Dan": 3 - 1}
     assert c.balances() == {"Ann": 8, "Bob": -3, "Cat": -4, "Eve": -3, "Dan": 2}
+    # A kong of Dan's is never Eve's: her 杠上花 needs a kong of her own.
+    c.say("Ann", "/sub Eve Dan")
+    c.say("Ann", "/gang Dan an")
+    c.say("Ann", "/sub Dan Eve")
+    assert "Which kong was it?" in refused(c, "Ann", "/hu Eve gangkai").msgid
+    hand = nets(c.say("Ann", "/hu Eve gangkai an"))
+    # 杠上花 on her concealed kong: 3 × 2 + 1 from each; Dan's kong: 1 from each but his seat.
+    assert hand == {"Ann": -7 - 1, "Bob": -7 - 1, "Cat": -7 - 1, "Eve": 21, "Dan": 3}
 
 
 # --- 4. a 510K marathon keeps a replaced partner's points -----------------------------
