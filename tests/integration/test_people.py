@@ -19,9 +19,11 @@ from service.replies import (
     HistoryView,
     Merged,
     NameAsk,
+    RatingView,
     Recorded,
     Renamed,
     SettleView,
+    StatsView,
     TableView,
     Undone,
 )
@@ -295,3 +297,21 @@ def test_merge_moves_every_record_and_undo_still_works(engine: Engine) -> None:
     undone = c.say("Erin", "/undo 2")
     assert isinstance(undone, Undone)
     assert c.balances() == {"Dave": 9, "Bob": -3, "Carol": -3, "Erin": -3}
+
+
+def test_merge_rebuilds_the_ratings_and_stats(engine: Engine) -> None:
+    c = chat(engine, "Erin")
+    c.say("Erin", "/set rating on")
+    c.seat("mahjong", "Erin", "Bob", "Carol", "Dave")
+    c.say("Erin", "/hu Dave zimo")
+    c.say("Erin", "/sub Dave Zed")
+    c.say("Erin", "/hu Zed zimo")
+    c.say("Erin", "/merge Zed Dave")
+    view = c.say("Erin", "/rating")
+    assert isinstance(view, RatingView)
+    rated = {line.name: line.sittings for game in view.games for line in game.lines}
+    assert "Zed" not in rated and rated["Dave"] == 1  # one sitting, now all his
+    stats = c.say("Erin", "/stats")
+    assert isinstance(stats, StatsView)
+    lines = {line.name: line for line in stats.mahjong}
+    assert "Zed" not in lines and lines["Dave"].hands == 2 and lines["Dave"].wins == 2
