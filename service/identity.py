@@ -11,7 +11,7 @@ from service.errors import N_, ServiceError
 from service.replies import Claimable, Claimed, TableView, Unlinked
 from service.requests import Claim, Unlink
 from service.unit import Tx
-from storage.gateway import players, tables
+from storage.gateway import chat_move, players, tables
 from storage.models import PlayerRow
 
 
@@ -54,8 +54,11 @@ def claim(tx: Tx, req: Claim) -> Claimed:
         )
     if mine is not None:  # sat down a moment ago, no records: the guest takes its seats
         _give_seats(tx, mine.id, guest.id)
-        mine.user_id = mine.username = None
-        players.save_player(tx.db, mine)
+        if any(mine.id in t.seats for t in tables.open_tables(tx.db, tx.chat.id)):
+            mine.user_id = mine.username = None  # seated beside the guest: a guest of its own
+            players.save_player(tx.db, mine)
+        else:  # nothing of it is left: it goes (no second player of the member's name)
+            chat_move.merge_player(tx.db, tx.chat.id, mine.id, guest.id)
     guest.user_id, guest.username = user_id, tx.ctx.actor.username
     players.save_player(tx.db, guest)
     return Claimed(name=guest.name, member=names.clean(tx.ctx.actor.name) or guest.name)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from scoring import ERROR_CODES
@@ -12,10 +14,11 @@ from scoring.k510 import marathon_add, marathon_finished, score_hand, score_mara
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
 from service.errors import N_, ServiceError
-from service.ledger import fresh_view, pay_out, record
+from service.ledger import pay_out, record, recorded_view
 from service.records import as_record, points
 from service.replies import Progress, Recorded
 from service.requests import Report
+from service.squaring import team_shares
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
@@ -51,9 +54,9 @@ def report(tx: Tx, req: Report) -> Recorded:
     if result is not None:
         data["result"] = _result_data(result)
     event = record(tx, table, EventKind.HAND, data)
-    transfers = [] if result is None else _transfers(tx, table, event.id, result)
+    transfers = [] if result is None else _transfers(tx, table, event.id, result, data)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
-    return Recorded(view=fresh_view(event, transfers, people), progress=progress)
+    return Recorded(view=recorded_view(tx, event, transfers, people), progress=progress)
 
 
 def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -> Report510k:
@@ -83,37 +86,59 @@ def _marathon_hand(
     tx: Tx, table: TableRow, people: Sequence[PlayerRow], rep: Report510k, data: dict[str, Any]
 ) -> tuple[Result510k | None, Progress | None]:
     last = book.last_live_event(tx.db, table.id, tx.season.id, (EventKind.HAND,))
-    number, state, newcomers = current_marathon(
-        last.data if last is not None else None, table.seats
-    )
-    state = marathon_add(state, rep)
+    run = current_marathon(last.data if last is not None else None, table.seats)
+    state = marathon_add(run.state, rep)
     finished = marathon_finished(state)
+    played = _played_after(run.played, table.seats)
     data["marathon"] = {
-        "number": number,
+        "number": run.number,
         "state": as_record(state),
         "finished": finished,
+        **({f"team{t + 1}": team for t, team in enumerate(played)} if played else {}),
     }
     if finished:
         return score_marathon(state, zerosum=table.zerosum), None
     names = [p.name for p in people]
-    return None, progress(state, names, tuple(names[s] for s in newcomers))
+    newcomers = tuple(names[s] for s in run.newcomers)
+    took_over = tuple((names[s], name) for s, name in run.took_over)
+    return None, progress(state, names, newcomers, took_over)
 
 
-def current_marathon(
-    last_hand: Mapping[str, Any] | None, seats: Sequence[int]
-) -> tuple[int, MarathonState | None, tuple[int, ...]]:
-    """The running marathon's number and state (None: the next hand starts one), from the data
-    of the table's last live hand, for the players in `seats` (ids), and the seats of those
-    who were not at that hand. The totals belong to people: they follow a player to another
-    seat; who sits down starts at 0, who stands up leaves the marathon with theirs."""
+@dataclass(frozen=True)
+class Marathon:
+    """Where a marathon stands before a hand, for the players now seated."""
+
+    number: int
+    state: MarathonState | None  # None: the next hand starts one
+    newcomers: tuple[int, ...] = ()  # seats of those who start at 0 (3 players)
+    took_over: tuple[tuple[int, str], ...] = ()  # (seat, name of who left it): 4 players
+    played: tuple[dict[str, str], ...] = ()  # 4 players: per team, player id → hands played
+
+
+def current_marathon(last_hand: Mapping[str, Any] | None, seats: Sequence[int]) -> Marathon:
+    """The running marathon, from the data of the table's last live hand, for the players in
+    `seats` (ids). With three players the totals belong to people: they follow a player to
+    another seat; who sits down starts at 0, who stands up leaves with theirs. With four they
+    belong to the teams: who takes the seat of someone who left plays on with the totals of
+    that seat (a partner replaced: the team keeps its progress)."""
     info = last_hand.get("marathon") if last_hand is not None else None
     if info is None or last_hand is None:
-        return 1, None, ()
+        return Marathon(1, None)
     if info["finished"]:
-        return int(info["number"]) + 1, None, ()
+        return Marathon(int(info["number"]) + 1, None)
     state = MarathonState(**{k: _tuple(v) for k, v in info["state"].items()})
     before = {pid: seat for seat, pid in enumerate(last_hand["seats"])}
     moved = [before.get(pid) for pid in seats]
+    took_over: list[tuple[int, str]] = []
+    if state.players == 4:
+        left = [s for s, pid in enumerate(last_hand["seats"]) if pid not in seats]
+        for seat, old in enumerate(moved):
+            if old is None and left:
+                # the seat they left, else a partner's seat of the same team, else any
+                heir = min(left, key=_nearest(seat))
+                left.remove(heir)
+                moved[seat] = heir
+                took_over.append((seat, str(last_hand["names"][heir])))
 
     def follow(values: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(0 if old is None else values[old] for old in moved)
@@ -126,7 +151,35 @@ def current_marathon(
         hands=state.hands,
         last_order=tuple(now[old] for old in state.last_order if old in now),
     )
-    return int(info["number"]), state, tuple(s for s, old in enumerate(moved) if old is None)
+    four = state.players == 4
+    played = tuple(dict(info.get(f"team{t + 1}", {})) for t in range(2)) if four else ()
+    return Marathon(
+        int(info["number"]),
+        state,
+        tuple(s for s, old in enumerate(moved) if old is None),
+        tuple(took_over),
+        played,
+    )
+
+
+def _nearest(seat: int) -> Callable[[int], tuple[bool, bool, int]]:
+    """The order in which a newcomer at `seat` takes over a seat left: that seat, then the
+    seats of its team, then any."""
+    return lambda left: (left != seat, left % 2 != seat % 2, left)
+
+
+def _played_after(
+    before: tuple[dict[str, str], ...], seats: Sequence[int]
+) -> tuple[dict[str, str], ...]:
+    """The hands each player played for each team, this hand counted (4 players: team 1 is
+    seats 1+3, team 2 seats 2+4); () with three players."""
+    if len(seats) != 4:
+        return ()
+    teams = [dict(before[t]) if before else {} for t in range(2)]
+    for seat, pid in enumerate(seats):
+        team = teams[seat % 2]
+        team[str(pid)] = str(int(team.get(str(pid), "0")) + 1)
+    return tuple(teams)
 
 
 def _tuple(value: Any) -> Any:
@@ -134,7 +187,10 @@ def _tuple(value: Any) -> Any:
 
 
 def progress(
-    state: MarathonState, names: Sequence[str], newcomers: tuple[str, ...] = ()
+    state: MarathonState,
+    names: Sequence[str],
+    newcomers: tuple[str, ...] = (),
+    took_over: tuple[tuple[str, str], ...] = (),
 ) -> Progress:
     if state.players == 4:
         sides = tuple(
@@ -143,7 +199,9 @@ def progress(
         )
     else:
         sides = tuple(zip(names, state.card_points, strict=True))
-    return Progress(sides=sides, target=TARGET, hands=state.hands, newcomers=newcomers)
+    return Progress(
+        sides=sides, target=TARGET, hands=state.hands, newcomers=newcomers, took_over=took_over
+    )
 
 
 def _result_data(result: Result510k) -> dict[str, Any]:
@@ -153,7 +211,12 @@ def _result_data(result: Result510k) -> dict[str, Any]:
     return out
 
 
-def _transfers(tx: Tx, table: TableRow, event_id: int, result: Result510k) -> list[TransferRow]:
+def _transfers(
+    tx: Tx, table: TableRow, event_id: int, result: Result510k, data: Mapping[str, Any]
+) -> list[TransferRow]:
+    shares = team_shares(data)
+    if shares is not None:
+        return _shared(tx, table, event_id, result, shares)
     out = []
     for seat, score in enumerate(result.scores):
         if score == 0:
@@ -169,6 +232,44 @@ def _transfers(tx: Tx, table: TableRow, event_id: int, result: Result510k) -> li
                 amount=points(abs(score)),
                 reason="score",
                 detail={"card_points": result.card_points[seat], "doubled": result.doubled},
+            )
+        )
+    return out
+
+
+def _shared(
+    tx: Tx,
+    table: TableRow,
+    event_id: int,
+    result: Result510k,
+    shares: Sequence[Mapping[int, Fraction]],
+) -> list[TransferRow]:
+    """A finished marathon of four: each team's score (its two seats') shared among everyone
+    who played for the team, by the hands they played for it (`squaring.team_shares`)."""
+    owed: dict[int, Fraction] = {}
+    for team, share in enumerate(shares):
+        total = result.scores[team] + result.scores[team + 2]
+        for pid, part in share.items():
+            owed[pid] = owed.get(pid, Fraction(0)) + total * part
+    seat_of = {pid: seat for seat, pid in enumerate(table.seats)}
+    out = []
+    for pid, score in owed.items():
+        if score == 0:
+            continue
+        seat = seat_of.get(pid)
+        out.append(
+            TransferRow(
+                event_id=event_id,
+                season_id=tx.season.id,
+                unit=UNIT,
+                payer_id=None if score > 0 else pid,
+                payee_id=pid if score > 0 else None,
+                amount=points(abs(score)),
+                reason="score",
+                detail={
+                    "card_points": None if seat is None else result.card_points[seat],
+                    "doubled": result.doubled,
+                },
             )
         )
     return out

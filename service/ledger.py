@@ -13,7 +13,7 @@ from service import rating
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, UndoAsk, Undone
 from service.requests import Undo
-from service.squaring import hand_par
+from service.squaring import hand_par, par_weights
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, stats, tables
@@ -31,9 +31,15 @@ def hand_views(db: Connection, events: Sequence[EventRow]) -> list[HandView]:
             for t in transfers
             for pid in (t.payer_id, t.payee_id)
             if pid is not None
-        ],
+        ]
+        + [pid for e in events for pid in _seats(e)],
     )
     return [_view(e, by_event.get(e.id, []), names) for e in events]
+
+
+def _seats(event: EventRow) -> list[int]:
+    """The players seated at a record, as its data names them (none before they were kept)."""
+    return [pid for pid in event.data.get("seats") or () if isinstance(pid, int)]
 
 
 def player_names(db: Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -48,6 +54,17 @@ def fresh_view(
     return _view(event, transfers, {p.id: p.name for p in people})
 
 
+def recorded_view(
+    tx: Tx, event: EventRow, transfers: Sequence[TransferRow], people: Sequence[PlayerRow]
+) -> HandView:
+    """`fresh_view`, also naming whoever its payments name who is not seated (a kong of a
+    player who left by /sub, a marathon's share of a replaced partner)."""
+    seated = {p.id for p in people}
+    gone = {pid for pid in _people(transfers) if pid not in seated}
+    names = {p.id: p.name for p in people} | player_names(tx.db, list(gone))
+    return _view(event, transfers, names)
+
+
 def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, str]) -> HandView:
     def name(pid: int | None) -> str | None:
         return None if pid is None else names.get(pid, "?")
@@ -55,6 +72,11 @@ def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, st
     payments = tuple(
         Payment(name(t.payer_id), name(t.payee_id), t.amount, t.reason, t.detail) for t in transfers
     )
+    data = event.data
+    seats, shown = data.get("seats"), data.get("names")
+    if seats and shown and len(seats) == len(shown):  # names as they are now (/rename, /merge)
+        now = [names.get(pid, old) for pid, old in zip(seats, shown, strict=True)]
+        data = data if now == shown else {**data, "names": now}
     return HandView(
         event_id=event.id,
         hand_no=event.hand_no,
@@ -65,7 +87,7 @@ def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, st
         undone=event.undone_by is not None,
         recorded_by=event.recorded_by_name,
         payments=payments,
-        data=event.data,
+        data=data,
         table_id=event.table_id,
     )
 
@@ -115,7 +137,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
     if transfers:
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
         seats = target.data.get("seats") or (table.seats if table is not None else ())
-        if par := hand_par(transfers, seats):
+        if par := hand_par(transfers, seats, par_weights(target.data)):
             back = {pid: -value for pid, value in par.items()}
             book.move_pars(tx.db, target.season_id, transfers[0].unit, back)
     if target.kind == EventKind.HAND:
@@ -133,7 +155,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
         tables.set_dealer(tx.db, table.id, table.dealer)
         dealer_id = table.seats[table.dealer]
         dealer = players.players_by_id(tx.db, [dealer_id])[dealer_id].name
-    view = _view(target, transfers, player_names(tx.db, _people(transfers)))
+    view = _view(target, transfers, player_names(tx.db, [*_people(transfers), *_seats(target)]))
     return Undone(view=view, dealer=dealer)
 
 
@@ -219,7 +241,8 @@ def pay_out(
         seated=table.seats,
         balances=balances,
     )
-    if par := hand_par(transfers, table.seats):  # not zero-sum: the average goes to the seats
+    # not zero-sum: the average goes to the seats (a marathon of four: as its score is shared)
+    if par := hand_par(transfers, table.seats, par_weights(event.data)):
         book.move_pars(tx.db, tx.season.id, unit, par)
     if event.kind == EventKind.HAND:
         stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)

@@ -27,7 +27,7 @@ from scoring.mahjong_model import (
 from service import players as who
 from service.errors import N_, ServiceError
 from service.hand_tiles import NO_TILES, HandsRead, read_hands
-from service.ledger import fresh_view, pay_out, record
+from service.ledger import fresh_view, pay_out, record, recorded_view
 from service.records import as_record
 from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
@@ -52,7 +52,8 @@ def gang(tx: Tx, req: Gang) -> Recorded:
         raise ServiceError(N_("Whose tile was konged?"), usage=USAGE_GANG)
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
-    data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
+    kong = _kong_data(Kong(konger, req.kind, source), table)
+    data = {"kong": kong | {"seats": list(table.seats)}}  # who sat where: see `_kong_from`
     event = record(tx, table, EventKind.KONG, data)
     return Recorded(view=fresh_view(event, [], people))
 
@@ -60,21 +61,28 @@ def gang(tx: Tx, req: Gang) -> Recorded:
 def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people, balances = who.seated_with_balances(tx, table, UNIT)
-    recorded = [k for _, k in _pending_kongs(tx, table)]
+    pending = _pending_kongs(tx, table)
+    # A kong made by someone who left (/sub) is theirs: never the newcomer's chain or tiles.
+    recorded = [k for _, k, stand in pending if k.konger not in stand]
+    left = tuple(k for _, k, stand in pending if k.konger in stand)
     tiles = read_hands(tx, table, people, req.clauses, recorded)
     kongs = PendingKongs([*recorded, *tiles.kongs])
     wins = tuple(
         tiles.apply(i, _win(tx, table, people, clause, kongs))
         for i, clause in enumerate(req.clauses)
     )
-    return _settle(tx, table, people, balances, wins, kongs.settling(), tiles)
+    stands = [(k, stand) for _, k, stand in pending if stand]
+    settling = (*kongs.settling(), *left)
+    return _settle(tx, table, people, balances, wins, settling, tiles, stands)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people, balances = who.seated_with_balances(tx, table, UNIT)
-    kongs = tuple(k for _, k in _pending_kongs(tx, table))
-    return _settle(tx, table, people, balances, (), kongs)
+    pending = _pending_kongs(tx, table)
+    kongs = tuple(k for _, k, _ in pending)
+    stands = [(k, stand) for _, k, stand in pending if stand]
+    return _settle(tx, table, people, balances, (), kongs, stands=stands)
 
 
 def _settle(
@@ -85,6 +93,7 @@ def _settle(
     wins: tuple[Win, ...],
     kongs: tuple[Kong, ...],
     tiles: HandsRead = NO_TILES,
+    stands: Sequence[tuple[Kong, StandIns]] = (),
 ) -> Recorded:
     hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
@@ -98,7 +107,7 @@ def _settle(
             _win_data(w, v, table) | tiles.data(i)
             for i, (w, v) in enumerate(zip(wins, result.values, strict=True))
         ],
-        "kongs": [_kong_data(k, table) for k in kongs],
+        "kongs": [_kong_data(k, table, _stand_of(k, stands)) for k in kongs],
         "dealer_before": table.dealer,
         "dealer_after": result.next_dealer,
         "names": [p.name for p in people],
@@ -106,12 +115,12 @@ def _settle(
     }
     winners = [people[w.winner].name for w in wins]
     event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners))
-    transfers = _transfers(tx, table, event.id, result)
+    transfers = _transfers(tx, table, event.id, result, stands)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
-    view = fresh_view(event, transfers, people)
+    view = recorded_view(tx, event, transfers, people)
     unsaid = tuple(
         people[w.winner].name
         for i, w in enumerate(wins)
@@ -198,42 +207,63 @@ def with_kongs(tx: Tx, view: TableView) -> TableView:
     table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None or view.game != Game.MAHJONG or None in view.seats:
         return view
-    kongs = tuple((k.konger, k.kind.value) for _, k in _pending_kongs(tx, table))
+    kongs = tuple((k.konger, k.kind.value) for _, k, _ in _pending_kongs(tx, table))
     return replace(view, kongs=kongs)
 
 
-def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong]]:
+#: A kong's stand-ins: seat → the player the kong names there, who left it by /sub.
+StandIns = dict[int, int]
+
+
+def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong, StandIns]]:
     """Kongs recorded since the table's last live hand, oldest first: they belong to the
     current hand."""
     tail = book.live_tail(tx.db, table.id, tx.season.id)
     kongs = [e for e in reversed(tail) if e.kind == EventKind.KONG]
-    return [(e, _kong_from(e.data["kong"], table)) for e in kongs]
+    return [(e, *_kong_from(e.data["kong"], table)) for e in kongs]
 
 
-def _kong_data(kong: Kong, table: TableRow) -> dict[str, Any]:
+def _kong_data(kong: Kong, table: TableRow, stand: StandIns | None = None) -> dict[str, Any]:
+    def pid(seat: int) -> int:
+        return (stand or {}).get(seat, table.seats[seat])
+
     return {
-        "konger": table.seats[kong.konger],
+        "konger": pid(kong.konger),
         "kind": kong.kind.value,
-        "source": None if kong.source is None else table.seats[kong.source],
+        "source": None if kong.source is None else pid(kong.source),
     }
 
 
-def _kong_from(data: dict[str, Any], table: TableRow) -> Kong:
-    """A recorded kong at today's seats. Seat changes keep everyone a pending kong names (see
-    service.tables); a kong recorded before that rule may name someone who left."""
-    source = data["source"]
-    if data["konger"] not in table.seats or (source is not None and source not in table.seats):
+def _stand_of(kong: Kong, stands: Sequence[tuple[Kong, StandIns]]) -> StandIns | None:
+    return next((stand for k, stand in stands if k == kong), None)
+
+
+def _kong_from(data: dict[str, Any], table: TableRow) -> tuple[Kong, StandIns]:
+    """A recorded kong at today's seats, and its stand-ins. A player a pending kong names who
+    left by /sub is stood in for at their seat by who took it: the kong is still theirs, paid
+    by and to them when the hand ends. (/seats keeps everyone a pending kong names.)"""
+    stand: StandIns = {}
+    then = data.get("seats") or []
+
+    def seat(pid: int) -> int:
+        if pid in table.seats:
+            return table.seats.index(pid)
+        at = then.index(pid) if pid in then else len(table.seats)
+        if at < len(table.seats) and table.seats[at] not in then:
+            stand[at] = pid
+            return at
         raise ServiceError(
             N_(
                 "A kong of this hand names someone who no longer sits at the table. Seat them"
                 " again with /seats, or undo the kong with /undo, then record the hand."
             )
         )
-    return Kong(
-        table.seats.index(data["konger"]),
-        KongKind(data["kind"]),
-        None if source is None else table.seats.index(source),
+
+    source = data["source"]
+    kong = Kong(
+        seat(data["konger"]), KongKind(data["kind"]), None if source is None else seat(source)
     )
+    return kong, stand
 
 
 def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
@@ -250,21 +280,33 @@ def _win_data(win: Win, value: HandValue, table: TableRow) -> dict[str, Any]:
 
 
 def _transfers(
-    tx: Tx, table: TableRow, event_id: int, result: MahjongSettlement
+    tx: Tx,
+    table: TableRow,
+    event_id: int,
+    result: MahjongSettlement,
+    stands: Sequence[tuple[Kong, StandIns]] = (),
 ) -> list[TransferRow]:
     out = []
     reasons: dict[int, tuple[str, dict[str, Any]]] = {}  # one per win, shared by its payers
+    paid: dict[Kong, int] = {}  # kong payments seen, per kong: whose kong each one is
     for t in result.transfers:
         reason, detail = reasons.get(id(t.reason)) or reasons.setdefault(
             id(t.reason), _reason(t.reason)
         )
+        stand: StandIns = {}
+        if isinstance(t.reason, KongReason) and stands:
+            kong = t.reason.kong
+            mine = [s for k, s in stands if k == kong]
+            each = 3 if kong.source is None else 1
+            n = paid[kong] = paid.get(kong, -1) + 1
+            stand = mine[n // each] if n // each < len(mine) else {}
         out.append(
             TransferRow(
                 event_id=event_id,
                 season_id=tx.season.id,
                 unit=UNIT,
-                payer_id=table.seats[t.payer],
-                payee_id=table.seats[t.payee],
+                payer_id=stand.get(t.payer, table.seats[t.payer]),
+                payee_id=stand.get(t.payee, table.seats[t.payee]),
                 amount=t.amount,  # whole points
                 reason=reason,
                 detail=detail,

@@ -15,7 +15,10 @@ from storage.models import PlayerRow, TableRow
 
 
 def display(ref: PlayerRef) -> str:
-    return {RefKind.ME: "me", RefKind.USERNAME: "@" + ref.value}.get(ref.kind, ref.value)
+    """A reference as the member typed it (我 stays 我)."""
+    if ref.kind is RefKind.ME:
+        return ref.typed or "me"
+    return "@" + ref.value if ref.kind is RefKind.USERNAME else ref.value
 
 
 def sender(tx: Tx) -> PlayerRow:
@@ -47,8 +50,8 @@ def sender(tx: Tx) -> PlayerRow:
         player.user_id, player.username = actor.user_id, username
         if player.name.casefold() == f"@{username}".casefold():
             player.name = name
-    else:
-        player.name, player.username = name, username
+    else:  # a name given with /rename stays
+        player.name, player.username = player.name if player.named else name, username
     if (player.name, player.user_id, player.username) != before:
         players.save_player(tx.db, player)
     return player
@@ -70,9 +73,13 @@ def require_distinct(seated: Sequence[PlayerRow]) -> None:
             )
 
 
+FREE_SEAT = 0  # in `TableRow.seats`: a seat left by /leave, waiting for /join or /sub
+
+
 def seated(tx: Tx, table: TableRow) -> list[PlayerRow]:
-    found = players.players_by_id(tx.db, table.seats)
-    return [found[pid] for pid in table.seats]
+    """The players at the table in seat order (a free seat left out)."""
+    found = players.players_by_id(tx.db, [pid for pid in table.seats if pid != FREE_SEAT])
+    return [found[pid] for pid in table.seats if pid != FREE_SEAT]
 
 
 def seated_with_balances(
@@ -98,6 +105,16 @@ def seat_of(
             ref=display(ref),
             seated=listing,
         )
+    if ref.kind is RefKind.ME:
+        raise ServiceError(
+            N_(
+                "'{ref}': you are not seated at this table. Seated: {seated}. If one of them is"
+                " you, say so:"
+            ),
+            usage="/iam " + next((p.name for p in players if p.user_id is None), "小李"),
+            ref=display(ref),
+            seated=listing,
+        )
     raise ServiceError(
         N_("No seated player '{ref}'. Seated: {seated}"), ref=display(ref), seated=listing
     )
@@ -116,6 +133,8 @@ def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()
         return [i for i, p in enumerate(players) if (p.username or "").casefold() == want]
+    if ref.kind is RefKind.ID:
+        return [i for i, p in enumerate(players) if str(p.id) == ref.value]
     want = names.clean(ref.value).casefold()
     exact = [i for i, p in enumerate(players) if p.name.casefold() == want]
     if exact:

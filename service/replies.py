@@ -8,7 +8,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from service.requests import NewTable
+from service.requests import NewTable, Request
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,8 @@ class Progress:
     target: int
     hands: int
     newcomers: tuple[str, ...] = ()  # sat down since the marathon began: they start at 0
+    took_over: tuple[tuple[str, str], ...] = ()  # (newcomer, who they replaced): 4 players,
+    # the team keeps its progress
 
 
 @dataclass(frozen=True)
@@ -89,12 +91,15 @@ class TableView:
     zerosum: bool
     seats: tuple[str | None, ...]
     dealer: str | None
-    event: str  # "opened" | "joined" | "seated" | "players" | "dealer"
+    event: str  # "opened" | "joined" | "seated" | "players" | "dealer" | "sub" | "left"
     who: str = ""  # the player the event is about
     left: tuple[str, ...] = ()  # opened: the replaced table's players who found no seat
     name: str = ""  # a free game's name
     kongs: tuple[tuple[int, str], ...] = ()  # /players of mahjong: the hand's kongs (seat, kind)
     claim: Claimable | None = None  # /join <guest>: the sender may say "I am this guest"
+    claims: tuple[Claimable, ...] = ()  # /seats: each unclaimed guest, for whoever it is
+    new: tuple[str, ...] = ()  # guests this command made: announced as new
+    replaced: str = ""  # /sub: who left the seat (`who` took it)
 
 
 @dataclass(frozen=True)
@@ -122,11 +127,38 @@ class UndoAsk:
 
 @dataclass(frozen=True)
 class Claimable:
-    """A guest the member who seated it may become (a button only that member can press)."""
+    """A guest a member may become: a button only `user_id` can press (0: whoever presses)."""
 
     player_id: int
     user_id: int
     name: str  # the guest's
+
+
+@dataclass(frozen=True)
+class NameAsk:
+    """A new name one letter from a known player's: which one was meant? Nothing changed; each
+    answer is the command again, with the known player or with the name as a new guest."""
+
+    typed: str
+    guess: str  # the known player's name
+    known: Request  # the command with the known player
+    new: Request  # the command with a new guest of the typed name
+    user_id: int = 0  # the member who asked (who may answer); 0: anyone
+
+
+@dataclass(frozen=True)
+class Renamed:
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Merged:
+    """`/merge A B`: A's records are B's now."""
+
+    gone: str
+    kept: str
+    records: int  # the records of A's that moved
 
 
 @dataclass(frozen=True)
@@ -520,6 +552,9 @@ Reply = (
     | TableView
     | Linked
     | Claimed
+    | NameAsk
+    | Renamed
+    | Merged
     | Unlinked
     | StandingsView
     | HistoryView

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
@@ -15,12 +15,15 @@ class RefKind(StrEnum):
     NAME = "name"  # a first name or guest name (case-insensitive)
     USERNAME = "username"  # "@user" (stored without the @)
     ME = "me"  # "me" / "我": the sender
+    ID = "id"  # a player's id (a button's answer: the player it names)
+    NEW = "new"  # a name confirmed as a new guest (a button's answer to "did you mean …?")
 
 
 @dataclass(frozen=True)
 class PlayerRef:
     kind: RefKind
     value: str = ""  # seat number as text, the name, or the username without @; "" for ME
+    typed: str = field(default="", compare=False)  # ME: the word typed (我, me), for replies
 
 
 @dataclass(frozen=True)
@@ -37,11 +40,49 @@ class NewTable:
 @dataclass(frozen=True)
 class Join:
     guest: str | None = None  # None: the sender sits down
+    new: bool = False  # the guest's name confirmed new ("did you mean …?" answered)
+    player_id: int | None = None  # that answer: the known player meant
 
 
 @dataclass(frozen=True)
 class Seats:
     names: tuple[PlayerRef, ...]
+
+
+@dataclass(frozen=True)
+class Sub:
+    """`/sub A B`: B takes A's seat."""
+
+    out: PlayerRef
+    into: PlayerRef
+
+
+@dataclass(frozen=True)
+class Leave:
+    """`/leave`: the sender's seat becomes free."""
+
+
+@dataclass(frozen=True)
+class IAm:
+    """`/iam 小李`: the sender claims the guest 小李."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Rename:
+    """`/rename A B`: player A is called B from now on."""
+
+    player: PlayerRef
+    name: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    """`/merge A B` (admins): A's records become B's, A disappears."""
+
+    gone: PlayerRef
+    kept: PlayerRef
 
 
 @dataclass(frozen=True)
@@ -272,6 +313,11 @@ Request = (
     | Link
     | Unlink
     | Claim
+    | Sub
+    | Leave
+    | IAm
+    | Rename
+    | Merge
     | Gang
     | Hu
     | Liuju

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from scoring.games import Unit
 from storage.models import BalanceRow, ChatRow, TransferRow
@@ -20,9 +20,14 @@ K = TypeVar("K")
 CENT = Fraction(1, 100)
 
 
-def hand_par(transfers: Sequence[TransferRow], seats: Iterable[int]) -> dict[int, Fraction]:
+def hand_par(
+    transfers: Sequence[TransferRow],
+    seats: Iterable[int],
+    weights: Mapping[int, Fraction] | None = None,
+) -> dict[int, Fraction]:
     """Each seated player's share of what the record scored in all (its transfers with the
-    table), by player id; empty for a zero-sum record."""
+    table), by player id; empty for a zero-sum record. `weights` (summing to 1, `par_weights`)
+    share it otherwise than evenly among the seats."""
     total = Fraction(0)
     for t in transfers:
         total += (t.amount if t.payee_id is not None else 0) - (
@@ -31,7 +36,36 @@ def hand_par(transfers: Sequence[TransferRow], seats: Iterable[int]) -> dict[int
     seated = list(dict.fromkeys(seats))
     if not total or not seated:
         return {}
+    if weights:
+        return {pid: total * w for pid, w in weights.items() if w}
     return dict.fromkeys(seated, total / len(seated))
+
+
+def team_shares(data: Mapping[str, Any]) -> list[dict[int, Fraction]] | None:
+    """A finished 510K marathon of four: for each team (seats 1+3, then 2+4), each player's
+    share of the team's score, by the hands they played for it; None for any other record."""
+    info = data.get("marathon")
+    if not info or not info.get("finished") or "team1" not in info:
+        return None
+    out = []
+    for key in ("team1", "team2"):
+        hands = {int(pid): Fraction(n) for pid, n in info[key].items()}
+        total = sum(hands.values(), Fraction(0))
+        out.append({pid: n / total for pid, n in hands.items()})
+    return out
+
+
+def par_weights(data: Mapping[str, Any]) -> dict[int, Fraction] | None:
+    """How a record's par is shared when not evenly among its seats: a finished marathon of
+    four gives each team half, shared among its players as the team's score is."""
+    shares = team_shares(data)
+    if shares is None:
+        return None
+    weights: dict[int, Fraction] = {}
+    for team in shares:
+        for pid, share in team.items():
+            weights[pid] = weights.get(pid, Fraction(0)) + share / 2
+    return weights
 
 
 def squared(rows: Iterable[BalanceRow]) -> dict[str, dict[int, Fraction]]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scoring.games import EventKind, Game
-from service import identity
+from service import identity, seating
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, ServiceError
 from service.free_names import season_spelling
-from service.replies import Linked, NewAsk, TableView
+from service.replies import Claimable, Linked, NameAsk, NewAsk, TableView
 from service.requests import (
     Join,
     Link,
@@ -22,7 +24,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, tables
-from storage.models import TableRow, utcnow
+from storage.models import PlayerRow, TableRow, utcnow
 
 USAGE_NEW = "/new mahjong | /new 510k | /new 510k3 [marathon] | /new free [name]"
 
@@ -47,6 +49,15 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
             game=table.game,
         )
     need = Game(table.game).min_seats
+    if who.FREE_SEAT in table.seats:
+        raise ServiceError(
+            N_(
+                "Seat {seat} is free: nothing is recorded until someone takes it. Sit down with"
+                " /join, or seat a player there:"
+            ),
+            usage=f"/join · /sub {table.seats.index(who.FREE_SEAT) + 1} 小李",
+            seat=table.seats.index(who.FREE_SEAT) + 1,
+        )
     if len(table.seats) < need:
         raise ServiceError(
             N_("The table has {n} of {cap} players. Sit down with /join, or set all seats:"),
@@ -60,7 +71,8 @@ def require_table(tx: Tx, *games: Game) -> TableRow:
 def view(
     tx: Tx, table: TableRow, event: str, who_: str = "", left: tuple[str, ...] = ()
 ) -> TableView:
-    names = [p.name for p in who.seated(tx, table)]
+    found = {p.id: p.name for p in who.seated(tx, table)}
+    names = [found.get(pid) for pid in table.seats]  # a seat left by /leave: None
     shown = max(len(names), Game(table.game).min_seats)  # a free table shows its empty minimum
     seats = tuple(names) + (None,) * (shown - len(names))
     dealer = None
@@ -89,6 +101,8 @@ def new_table(tx: Tx, req: NewTable) -> TableView | NewAsk:
     old = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if req.replaces is not None and (old is None or req.replaces != old.id):
         raise ServiceError(N_("The table changed since this was asked; ask again with /new."))
+    if old is not None:
+        old.seats = [pid for pid in old.seats if pid != who.FREE_SEAT]
     names = [p.name for p in who.seated(tx, old)] if old is not None else []
     kept = names[: req.game.seats]
     if old is not None and not req.confirm:
@@ -150,32 +164,75 @@ def _open(tx: Tx) -> TableRow:
     return table
 
 
-def join(tx: Tx, req: Join) -> TableView:
+def join(tx: Tx, req: Join) -> TableView | NameAsk:
+    """`/join`: the sender sits down; `/join 小李`: a guest does (asked first when the name is
+    one letter from a known player's); a free seat is taken first."""
     table = _open(tx)
-    player = (
-        who.sender(tx)
-        if req.guest is None
-        else who.find_or_add(tx, PlayerRef(RefKind.NAME, req.guest))
-    )
+    new: tuple[str, ...] = ()
+    if req.guest is None and req.player_id is None:
+        player = who.sender(tx)
+    else:
+        ref = PlayerRef(RefKind.NEW if req.new else RefKind.NAME, req.guest or "")
+        if req.player_id is not None:
+            ref = PlayerRef(RefKind.ID, str(req.player_id))
+        known = players.players_of_chat(tx.db, tx.chat.id)
+        found = seating.resolve(tx, ref, known)
+        ask = seating.ask_first(
+            (ref,), (found,), known, table.seats, lambda refs: _join_again(refs[0]), _user(tx)
+        )
+        if ask is not None:
+            return ask
+        new = seating.new_names((found,))
+        player = seating.made(tx, found)
     if player.id in table.seats:
+        if (req.guest is not None or req.player_id) and _claimable(tx, player):
+            raise ServiceError(
+                N_(
+                    "{name} already sits at seat {seat}. If you are {name}, say so (from then"
+                    " on 我/me is you):"
+                ),
+                usage=f"/iam {player.name}",
+                name=player.name,
+                seat=table.seats.index(player.id) + 1,
+            )
         raise ServiceError(
             N_("{name} already sits at seat {seat}."),
             name=player.name,
             seat=table.seats.index(player.id) + 1,
         )
-    if len(table.seats) >= capacity(table):
+    if who.FREE_SEAT in table.seats:
+        at = table.seats.index(who.FREE_SEAT)
+        table.seats = [*table.seats[:at], player.id, *table.seats[at + 1 :]]
+    elif len(table.seats) >= capacity(table):
         raise ServiceError(
             N_("The table is full. Change the seating with:"), usage="/seats A B C D"
         )
-    table.seats = [*table.seats, player.id]
+    else:
+        table.seats = [*table.seats, player.id]
     who.require_distinct(who.seated(tx, table))
     tables.set_seats(tx.db, table)
-    joined = view(tx, table, "joined", player.name)
-    guest = player if req.guest is not None else identity.guest_like(tx, player)
+    joined = replace(view(tx, table, "joined", player.name), new=new)
+    guest = player if req.guest is not None or req.player_id else identity.guest_like(tx, player)
     return identity.offer_claim(tx, joined, guest)
 
 
-def seats(tx: Tx, req: Seats) -> TableView:
+def _join_again(ref: PlayerRef) -> Join:
+    """`/join` with the answer to "did you mean …?"."""
+    if ref.kind is RefKind.ID:
+        return Join(player_id=int(ref.value))
+    return Join(ref.value, new=ref.kind is RefKind.NEW)
+
+
+def _user(tx: Tx) -> int | None:
+    return tx.ctx.actor.user_id
+
+
+def _claimable(tx: Tx, player: PlayerRow) -> bool:
+    """A guest nobody has claimed, and the sender could be."""
+    return player.user_id is None and player.username is None and tx.ctx.actor.user_id is not None
+
+
+def seats(tx: Tx, req: Seats) -> TableView | NameAsk:
     table = _open(tx)
     cap = capacity(table)
     if Game(table.game) is Game.FREE and not 2 <= len(req.names) <= cap:
@@ -192,16 +249,39 @@ def seats(tx: Tx, req: Seats) -> TableView:
             cap=cap,
             n=len(req.names),
         )
-    chosen = [who.find_or_add(tx, ref) for ref in req.names]
+    known = players.players_of_chat(tx.db, tx.chat.id)
+    found = [seating.resolve(tx, ref, known) for ref in req.names]
+    ask = seating.ask_first(req.names, found, known, (), Seats, _user(tx))
+    if ask is not None:
+        return ask
+    typed = [f.name.casefold() for f in found if isinstance(f, seating.NewGuest)]
+    if len(set(typed)) != len(typed):
+        raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
+    chosen = [seating.made(tx, f) for f in found]
     ids = [p.id for p in chosen]
     if len(set(ids)) != len(ids):
         raise ServiceError(N_("A player cannot take two seats."), usage="/seats A B C D")
     _keep_kongers(tx, table, ids)
     who.require_distinct(chosen)
+    table.dealer = _dealer_after(table, ids)
     table.seats = ids
-    table.dealer = 0
     tables.set_seats(tx.db, table)
-    return view(tx, table, "seated")
+    seated = view(tx, table, "seated")
+    claims = tuple(
+        Claimable(p.id, 0, p.name) for p in chosen if p.user_id is None and p.username is None
+    )
+    return replace(seated, new=seating.new_names(found), claims=claims)
+
+
+def _dealer_after(table: TableRow, ids: list[int]) -> int:
+    """A seat change is not a hand: the dealer deals on while seated, wherever they sit now;
+    a dealer who left leaves the deal to whoever takes the seat. A table being filled for the
+    first time starts at seat 1."""
+    full = len(table.seats) == capacity(table) and who.FREE_SEAT not in table.seats
+    if table.game != Game.MAHJONG or not full:
+        return 0 if who.FREE_SEAT not in table.seats else table.dealer
+    dealer = table.seats[table.dealer]
+    return ids.index(dealer) if dealer in ids else table.dealer
 
 
 def _keep_kongers(tx: Tx, table: TableRow, ids: list[int]) -> None:

@@ -72,11 +72,13 @@ def _marathon_progress(
     if table is None or not table.marathon or table.season_id != season.id:
         return None
     last = book.last_live_event(db, table.id, season.id, (EventKind.HAND,))
-    _, state, _ = current_marathon(last.data if last is not None else None, table.seats)
+    state = current_marathon(last.data if last is not None else None, table.seats).state
     if state is None:
         return None
-    found = player_names(db, table.seats)
-    names = [found[pid] for pid in table.seats]
+    found = player_names(db, [pid for pid in table.seats if pid])
+    names = [found.get(pid, "—") for pid in table.seats]  # a seat left free: —
+    if len(names) != state.players:
+        return None
     return progress(state, names)
 
 

@@ -69,6 +69,7 @@ class PlayerRow(SQLModel):
     user_id: int | None = Field(default=None, sa_type=BigInteger)
     username: str | None = None
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+    named: bool = Field(default=False, sa_column_kwargs=OFF)  # /rename: not the Telegram name
 
 
 class Player(PlayerRow, table=True):

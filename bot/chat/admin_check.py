@@ -10,10 +10,21 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from service.requests import Link, Request, Reset, SetOption, SetStake, Settle, Undo, Unlink
+from service.requests import (
+    Link,
+    Merge,
+    Rename,
+    Request,
+    Reset,
+    SetOption,
+    SetStake,
+    Settle,
+    Undo,
+    Unlink,
+)
 
 log = logging.getLogger(__name__)
-ADMIN_ONLY = (Reset, SetOption, SetStake, Link, Unlink)
+ADMIN_ONLY = (Reset, SetOption, SetStake, Link, Unlink, Merge)
 ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
@@ -43,6 +54,6 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 def needs_admin_check(request: Request) -> bool:
     """Admin-only requests, /settle (an admin gets the button that archives the season), and
     an Undo button (another table's hand needs an admin)."""
-    return isinstance(request, (*ADMIN_ONLY, Settle)) or (
+    return isinstance(request, (*ADMIN_ONLY, Settle, Rename)) or (  # /rename: or oneself
         isinstance(request, Undo) and request.event_id is not None
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 
-from telegram import Message, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat import beyond, score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons, send
 from bot.chat.run import renderer_for, run
-from bot.commands.callback_data import new_request, parse_press, press_key
+from bot.commands.callback_data import name_request, new_request, parse_press, press_key
 from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
@@ -30,7 +31,10 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     renderer = await renderer_for(context, update)
     press = parse_press(query.data)
     message = query.message if isinstance(query.message, Message) else None
-    if press is None or message is None or not on_keyboard(message, query.data):
+    # A claim button for whoever presses it goes once pressed, but a second member's tap may
+    # come after that: the service answers it (a claim is open to anyone anyway: /iam).
+    anyone = press is not None and press.action == "me" and press.arg.endswith(".0")
+    if press is None or message is None or not (anyone or on_keyboard(message, query.data)):
         await answer(query, renderer.alert(N_("This button is no longer valid.")))
         return
     await ACTIONS[press.action](update, context, renderer, press.arg)
@@ -108,14 +112,17 @@ async def confirmed(
 async def claim(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
 ) -> None:
-    """ "I am <guest>": only the member who seated the guest may press it, once."""
+    """ "I am <guest>": under /join, only the member who seated the guest may press it; under
+    /seats (user 0), whoever is that guest. Once per member: a double tap records once, a
+    second member is refused (the guest is someone's already)."""
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     player_id, user_id = (int(part) for part in arg.split("."))
-    if query.from_user.id != user_id:
+    if user_id not in (0, query.from_user.id):
         await answer(query, renderer.alert(N_("This button is for the member who asked.")))
         return
-    once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
+    data = (query.data or "") + (f":{query.from_user.id}" if user_id == 0 else "")
+    once = press_key(query.message.chat.id, query.message.message_id, data)
     try:
         reply = (await run(update, context, Claim(player_id), "[me]", once_key=once)).reply
     except ServiceError as err:
@@ -125,8 +132,40 @@ async def claim(
         await answer(query, renderer.alert(reply.msgid, reply.params))
         return
     await answer(query)
-    await drop_buttons(query)
+    await drop_button(query)
     await send(query.message, renderer.render(reply))
+
+
+async def drop_button(query: CallbackQuery) -> None:
+    """The pressed button goes; the message's other buttons stay (other guests to claim)."""
+    assert isinstance(query.message, Message)
+    keyboard = query.message.reply_markup.inline_keyboard if query.message.reply_markup else ()
+    rows = [[b for b in row if b.callback_data != query.data] for row in keyboard]
+    kept = [row for row in rows if row]
+    if not kept:
+        await drop_buttons(query)
+        return
+    try:
+        await query.edit_message_reply_markup(InlineKeyboardMarkup(kept))
+    except BadRequest as err:
+        if "not modified" not in str(err).lower():
+            raise
+
+
+async def name_answer(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """An answer to "did you mean …?" (only the member who asked): the command runs again
+    with the player meant, once however often it is tapped."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    decoded = name_request(arg)
+    assert decoded is not None  # parse_press checked it
+    user_id, request = decoded
+    if user_id not in (0, query.from_user.id):
+        await answer(query, renderer.alert(N_("This button is for the member who asked.")))
+        return
+    await confirmed(update, context, renderer, request, "name", once=True)
 
 
 #: A press's action (`callback_data.Press.action`) → its handler.
@@ -136,6 +175,7 @@ ACTIONS: Mapping[str, Press] = {
     "f": score_buttons.step,  # the /s buttons
     "new": new_table,
     "me": claim,
+    "nm": name_answer,
     "reset": reset,
     "cancel": cancel,
     "card": beyond.on_card_button,  # the night's card, offered under /settle

@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass, replace
 
 from telegram import Message, Update
-from telegram.constants import ChatType, ParseMode
+from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -28,7 +28,6 @@ from service.replies import ChartData, ExportData
 from service.requests import Request, Undo
 
 log = logging.getLogger(__name__)
-UNKNOWN_COMMAND = "unknown command /{word}; /help lists the commands"  # a near miss is answered
 
 
 @dataclass(frozen=True)
@@ -58,20 +57,11 @@ async def read(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command | 
 async def refuse(
     update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, err: ParseError
 ) -> None:
-    """Why the command is not one, with its usage; an unknown command only where it is meant
-    for us (in a group it may be another bot's)."""
-    if err.msgid != UNKNOWN_COMMAND or addressed_to_us(update, context):
-        renderer = await renderer_for(context, update)
-        await send(message, renderer.error(err.msgid, err.params, err.usage))
-
-
-def addressed_to_us(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
-    """Unknown commands are answered in private chats or when they name this bot."""
-    chat, message = update.effective_chat, update.effective_message
-    mention = f"@{context.bot.username}".lower()
-    return (chat is not None and chat.type == ChatType.PRIVATE) or (
-        message is not None and mention in (message.text or "").lower()
-    )
+    """Why the command is not one, with its usage. An unknown command is answered too (with
+    the commands /help lists): a command that gets no answer looks like a bot that is down;
+    one addressed to another bot (`/cmd@other_bot`) never reaches here."""
+    renderer = await renderer_for(context, update)
+    await send(message, renderer.error(err.msgid, err.params, err.usage))
 
 
 async def perform(
@@ -104,7 +94,8 @@ def bare(update: Update, context: ContextTypes.DEFAULT_TYPE, name: str) -> bool:
 
 
 async def on_tables(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/new, /join, /seats, /dealer, /players: the open table and its seats."""
+    """/new, /join, /seats, /dealer, /players, /iam, /sub, /leave, /rename: the open table,
+    its seats and the people in them."""
     await respond(update, context, await read(update, context))
 
 
@@ -162,7 +153,8 @@ async def on_files(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def on_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/set, /reset, /link, /unlink: the service refuses them to members who are not admins."""
+    """/set, /reset, /link, /unlink, /merge: the service refuses them to members who are not
+    admins."""
     await respond(update, context, await read(update, context))
 
 

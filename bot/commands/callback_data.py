@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from scoring.games import Game
-from service.requests import NewTable
+from service.requests import Join, NewTable, PlayerRef, RefKind, Request, Seats, Sub
 
 VERSION = "v1"
 MAX_ID = 2**31 - 1  # database ids are 32-bit integers
@@ -63,6 +63,66 @@ def claim_data(player_id: int, user_id: int) -> str:
     return f"{VERSION}:me:{player_id}.{user_id}"
 
 
+_TOKEN = {
+    RefKind.ID: "i",
+    RefKind.NAME: "n",
+    RefKind.NEW: "g",
+    RefKind.ME: "m",
+    RefKind.USERNAME: "u",
+    RefKind.SEAT: "s",
+}
+_KIND = {token: kind for kind, token in _TOKEN.items()}
+
+
+def name_data(user_id: int, request: Request) -> str | None:
+    """An answer to "did you mean …?": the command again (`/seats`, `/sub`, `/join <guest>`)
+    with the player meant, for the member who asked; None when it does not fit."""
+    if isinstance(request, Seats):
+        kind, refs = "s", request.names
+    elif isinstance(request, Sub):
+        kind, refs = "b", (request.out, request.into)
+    elif isinstance(request, Join) and request.player_id is not None:
+        kind, refs = "j", (PlayerRef(RefKind.ID, str(request.player_id)),)
+    elif isinstance(request, Join) and request.guest is not None:
+        kind = "j"
+        refs = (PlayerRef(RefKind.NEW if request.new else RefKind.NAME, request.guest),)
+    else:
+        return None
+    if any("/" in ref.value for ref in refs):
+        return None
+    tokens = "/".join(_TOKEN[ref.kind] + ref.value for ref in refs)
+    data = f"{VERSION}:nm:{user_id}:{kind}:{tokens}"
+    return data if fits(data) else None
+
+
+def name_request(arg: str) -> tuple[int, Request] | None:
+    """The member and the command of a `name_data` button; None if malformed."""
+    parts = arg.split(":", 2)
+    if len(parts) != 3 or not (parts[0].isascii() and parts[0].isdigit()):
+        return None
+    refs = []
+    for token in parts[2].split("/"):
+        kind = _KIND.get(token[:1])
+        value = token[1:]
+        if kind is None or (kind in (RefKind.ID, RefKind.SEAT) and not _id(value)):
+            return None
+        if kind in (RefKind.NAME, RefKind.NEW, RefKind.USERNAME) and not value:
+            return None
+        refs.append(PlayerRef(kind, value))
+    request: Request
+    if parts[1] == "s" and 2 <= len(refs) <= 10:
+        request = Seats(tuple(refs))
+    elif parts[1] == "b" and len(refs) == 2:
+        request = Sub(refs[0], refs[1])
+    elif parts[1] == "j" and len(refs) == 1 and refs[0].kind is RefKind.ID:
+        request = Join(player_id=int(refs[0].value))
+    elif parts[1] == "j" and len(refs) == 1 and refs[0].kind in (RefKind.NAME, RefKind.NEW):
+        request = Join(refs[0].value, new=refs[0].kind is RefKind.NEW)
+    else:
+        return None
+    return int(parts[0]), request
+
+
 def card_data() -> str:
     """The night's card (offered under /settle)."""
     return f"{VERSION}:card"
@@ -78,7 +138,8 @@ def _id(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "new" | "me" | "cancel" | "w" (/hu wizard) | "f" (/s buttons)
+    action: str  # "undo" | "reset" | "new" | "me" | "nm" ("did you mean …?") | "cancel" | "w"
+    # (/hu wizard) | "f" (/s buttons)
     arg: str
 
 
@@ -98,6 +159,8 @@ def parse_press(data: str | None) -> Press | None:
         ids = arg.split(".")
         valid = len(ids) == 2 and all(i.isascii() and i.isdigit() and len(i) <= 19 for i in ids)
         return Press(action, arg) if valid else None
+    if action == "nm":
+        return Press(action, arg) if name_request(arg) is not None else None
     if action in ("cancel", "card"):
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):

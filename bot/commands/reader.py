@@ -44,6 +44,11 @@ USAGE: dict[str, str] = {
     "seats": N_("/seats <player 1> <player 2> <player 3> [<player 4>] (free: 2–10 players)"),
     "dealer": N_("/dealer <player>"),
     "players": N_("/players"),
+    "iam": N_("/iam <guest name>"),
+    "sub": N_("/sub <player leaving> <player taking the seat>"),
+    "leave": N_("/leave"),
+    "rename": N_("/rename <player> <new name>"),
+    "merge": N_("/merge <player to remove> <player who stays>"),
     "link": N_("/link <guest> @<username>"),
     "unlink": N_("/unlink <player>"),
     "gang": N_("/gang <player> an · /gang <player> ming <from> · /gang <player> bu <from>"),
@@ -159,7 +164,7 @@ def player_ref(word: str, usage: str) -> PlayerRef:
             )
         return PlayerRef(RefKind.USERNAME, word[1:].lower())
     if word.lower() in ME:
-        return PlayerRef(RefKind.ME)
+        return PlayerRef(RefKind.ME, typed=word)
     if DIGITS.fullmatch(word):
         raise ParseError(N_("there is no seat {word}: seats are 1 to 4"), usage, word=show(word))
     if len(word) > _MAX_NAME or CONTROL.search(word):

@@ -19,7 +19,7 @@ from bot.commands.reader import (
 from bot.commands.words import CONFIRM, GAME_LIST, GAMES, ME, NEW_LIST, NEW_OPTIONS, THREE
 from bot.i18n import N_
 from scoring.games import Game
-from service.requests import Join, NewTable, RefKind, Seats, SetDealer
+from service.requests import IAm, Join, Merge, NewTable, RefKind, Rename, Seats, SetDealer, Sub
 
 
 def parse_new(args: str) -> NewTable:
@@ -142,3 +142,57 @@ def parse_dealer(args: str) -> SetDealer:
         raise ParseError(N_("say who deals"), usage)
     no_more(words[1:], usage)
     return SetDealer(player_ref(words[0], usage))
+
+
+def parse_iam(args: str) -> IAm:
+    """`/iam 小李`: the sender is the guest 小李."""
+    usage = USAGE["iam"]
+    words = split_words(args)
+    if not words:
+        raise ParseError(N_("say which guest you are"), usage)
+    if len(words) > 1:
+        raise ParseError(
+            N_("a guest name is one word, without spaces: '{words}'"),
+            usage,
+            words=show(" ".join(words)),
+        )
+    return IAm(guest_name(words[0], usage))
+
+
+def parse_sub(args: str) -> Sub:
+    """`/sub A B`: B takes A's seat (A may be a seat number: a free seat)."""
+    usage = USAGE["sub"]
+    words = split_words(args)
+    if len(words) != 2:
+        raise ParseError(
+            N_("give the player leaving, then the one taking the seat (got {count} words)"),
+            usage,
+            count=str(len(words)),
+        )
+    out, into = (player_ref(word, usage) for word in words)
+    if into.kind is RefKind.SEAT:
+        raise ParseError(N_("who takes the seat? Give a name, not a seat number"), usage)
+    if into.kind is RefKind.NAME:
+        guest_name(into.value, usage)
+    distinct([out, into], words, usage)
+    return Sub(out, into)
+
+
+def parse_rename(args: str) -> Rename:
+    """`/rename A B`: player A is called B."""
+    usage = USAGE["rename"]
+    words = split_words(args)
+    if len(words) != 2:
+        raise ParseError(N_("give the player, then the new name (one word)"), usage)
+    return Rename(player_ref(words[0], usage), guest_name(words[1], usage))
+
+
+def parse_merge(args: str) -> Merge:
+    """`/merge A B`: A's records become B's."""
+    usage = USAGE["merge"]
+    words = split_words(args)
+    if len(words) != 2:
+        raise ParseError(N_("give the player to remove, then the player who stays"), usage)
+    gone, kept = (player_ref(word, usage) for word in words)
+    distinct([gone, kept], words, usage)
+    return Merge(gone, kept)

@@ -12,7 +12,6 @@ from typing import Any
 from bot.commands import labels
 from bot.commands.callback_data import (
     cancel_data,
-    claim_data,
     fits,
     new_data,
     reset_data,
@@ -20,7 +19,7 @@ from bot.commands.callback_data import (
 )
 from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, translator
-from bot.presentation import render_beyond
+from bot.presentation import render_beyond, render_people
 from bot.presentation.numbers import fmt
 from bot.presentation.render_free import (
     free_lines,
@@ -352,6 +351,12 @@ class Renderer:
             for side, points in p.sides
         )
         line = self._("🏃 Marathon after {n} hand(s): {sides}", n=p.hands, sides=sides)
+        for name, old in p.took_over:
+            line += " " + self._(
+                "({name} plays on for {old}: the team keeps its points.)",
+                name=escape(name),
+                old=escape(old),
+            )
         if p.newcomers:
             line += " " + self._(
                 "({names} joined the marathon at 0.)", names=escape(", ".join(p.newcomers))
@@ -361,41 +366,20 @@ class Renderer:
     # --- tables ---------------------------------------------------------------------------
 
     def _tableview(self, v: r.TableView) -> Out:
-        game = self._(labels.GAME[v.game])
-        if v.name:
-            game += f" · {escape(v.name)}"
-        if v.marathon:
-            game += " · " + self._("marathon to 500")
-        option = "sisuang" if v.game == Game.MAHJONG else "zerosum"
-        shown = getattr(v, option) and v.game != Game.FREE  # a free table has no options
-        options = [self._(labels.SETTING[option])] if shown else []
-        head = {
-            "opened": self._("New table: {game}.", game=game),
-            "joined": self._("{name} sits down.", name=escape(v.who)),
-            "seated": self._("Seats set: {game}.", game=game),
-            "players": self._("Table: {game}.", game=game),
-            "dealer": self._("{name} deals.", name=escape(v.who)),
-        }[v.event]
-        if options:
-            head += " " + self._("Options: {options}.", options=", ".join(options))
-        lines = [head]
-        for i, name in enumerate(v.seats):
-            mark = " 🀄" + self._("dealer") if name is not None and name == v.dealer else ""
-            lines.append(f"{i + 1}. {escape(name) if name else '—'}{mark}")
-        if v.game == Game.K510:
-            lines.append(self._("Teams: seats 1+3 vs 2+4."))
-        if v.left:
-            lines.append(
-                self._("No seat at this table for: {names}.", names=escape(", ".join(v.left)))
-            )
-        free = sum(1 for s in v.seats if s is None)
-        if free:
-            lines.append(self._("{n} seat(s) free: /join, or /join <guest name>.", n=free))
-        if v.claim is not None:
-            label = self._("I am {name}", name=v.claim.name)
-            data = claim_data(v.claim.player_id, v.claim.user_id)
-            return Out("\n".join(lines), ((Button(label, data),),))
-        return Out("\n".join(lines))
+        text, claims = render_people.table_text(self._, v)
+        return Out(text, tuple((Button(label, data),) for label, data in claims))
+
+    def _nameask(self, v: r.NameAsk) -> Out:
+        text, answers = render_people.name_ask(self._, v)
+        return Out(
+            text, (tuple(Button(label, data) for label, data in answers),) if answers else ()
+        )
+
+    def _renamed(self, v: r.Renamed) -> Out:
+        return Out(render_people.renamed(self._, v))
+
+    def _merged(self, v: r.Merged) -> Out:
+        return Out(render_people.merged(self._, v))
 
     def _claimed(self, v: r.Claimed) -> Out:
         text = self._(

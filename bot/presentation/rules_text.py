@@ -108,7 +108,30 @@ TABLE_RULES = (
     N_(
         "Table: a kong belongs to the people it names. While a kong of the hand being played is "
         "unpaid, /seats may reorder them but not seat them out: finish the hand (/hu, /liuju) or "
-        "/undo the kong first. /seats makes seat 1 the dealer."
+        "/undo the kong first. With /sub they may leave: their kongs of this hand stay theirs "
+        "and are paid by and to them when the hand ends, the newcomer standing in at their "
+        "seat; /leave waits until the hand is over."
+    ),
+    N_(
+        "A seat change is not a hand: the dealer deals on while seated, wherever /seats puts "
+        "him; if the dealer leaves, whoever takes that seat deals. Only a table seated for the "
+        "first time starts with seat 1 dealing."
+    ),
+    N_(
+        "People: /sub A B puts B in A's seat; /leave frees the sender's seat and nothing is "
+        "recorded until /join or /sub 2 <name> fills it (a free table just plays on with one "
+        "player fewer). /iam 小李: a member is the guest 小李 from then on (a guest nobody is "
+        "linked to; admins change links with /link, /unlink); /seats offers the same as a "
+        "button per guest. A name one letter from a known player's (Daev for Dave; among "
+        "players not seated by the same command) asks which was meant before anyone is "
+        "seated; every new guest is announced as new."
+    ),
+    N_(
+        "/rename A B (admins, or A themself): the same player under a new name, also over the "
+        "Telegram name; the records follow. /merge A B (admins): A and B were one person — A's "
+        "hands, kongs, transfers, balances, statistics and marathon totals become B's, A is "
+        "gone, /undo still works. Refused when A and B took part in one same record or sit at "
+        "one table (that is two people), or are two Telegram accounts."
     ),
     N_(
         "Table: /new keeps the players seated in order, as many as the new game has (mahjong "
@@ -117,9 +140,12 @@ TABLE_RULES = (
         "a button, or /new … confirm."
     ),
     N_(
-        "Marathon totals belong to people: they follow a player to another seat; who sits down "
-        "during a marathon starts at 0, who stands up leaves it with his points. Four players: "
-        "a side is the two partners' sum."
+        "Marathon totals, three players: they belong to people and follow a player to another "
+        "seat; who sits down during a marathon starts at 0, who stands up leaves it with his "
+        "points. Four players: they belong to the team (a side is the two partners' sum); who "
+        "takes the seat of someone who left plays on with that seat's totals, so the team keeps "
+        "its progress. The team's final score is shared among everyone who played for it, by "
+        "the hands each played for it (partners who played every hand: half each)."
     ),
     N_(
         "Undo: /undo reverts the table's last record; /undo 7, or /undo as a reply to a hand's "
@@ -178,7 +204,8 @@ SETTLE_RULES = (
         "scores that are not zero-sum are squared hand by hand: each hand's score minus that "
         "hand's average over the players at it, which is what zerosum would have recorded, so "
         "nobody pays for hands played without him. A finished marathon is one such hand, of the "
-        "players at its last hand."
+        "players at its last hand; with four players each team carries half of its average, "
+        "shared among the team's players as its score is."
     ),
     N_(
         "Money: a game's own stake (/set stake mahjong 1 · /set stake 510k 0.2, both 510K "
@@ -261,5 +288,11 @@ TILES_HELP = N_(
 )
 
 
+PEOPLE_HELP = N_(
+    "People: /iam 小李 (you are the guest 小李) · /sub A B (B takes A's seat) · /leave · "
+    "/rename A B · /merge A B (admins: one person)"
+)
+
+
 def help_text(_: Gettext) -> str:
-    return _(HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)
+    return _(HELP) + "\n" + _(PEOPLE_HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)

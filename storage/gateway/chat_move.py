@@ -35,7 +35,7 @@ CHAT_OWNED = (season, player, game_table, event, processed_update, app_link)
 #: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
 PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
 #: The fields that map players' ids (as text) to amounts (a free round's or transfer's net).
-PLAYER_KEYED = frozenset({"net"})
+PLAYER_KEYED = frozenset({"net", "team1", "team2"})  # team*: a 510K marathon's hands played
 
 
 def moved_to(db: Connection, chat_id: int) -> int | None:
@@ -203,6 +203,70 @@ def _merge_players(db: Connection, old_id: int, new_id: int) -> dict[int, int]:
                 .values(seats=[joined.get(pid, pid) for pid in seats])
             )
     return joined
+
+
+def merge_player(db: Connection, chat_id: int, gone: int, kept: int) -> None:
+    """(`/merge`) Player `gone` of the chat becomes `kept`: transfers, the players named in
+    records' data, seats, statistics and balances (amounts and pars) move to `kept`, the
+    balance marks of the chat's seasons are forgotten (made anew when read), and `gone` is
+    deleted. /rating's view is the caller's to build anew."""
+    joined = {gone: kept}
+    for column in (transfer.c.payer_id, transfer.c.payee_id):
+        db.execute(update(transfer).where(column == gone).values({column: kept}))
+    for event_id, data in db.execute(
+        select(event.c.id, event.c.data).where(event.c.chat_id == chat_id)
+    ):
+        remapped = _players_renamed(data or {}, joined)
+        if remapped != data:
+            db.execute(update(event).where(event.c.id == event_id).values(data=remapped))
+    for table_id, seats in db.execute(
+        select(game_table.c.id, game_table.c.seats).where(game_table.c.chat_id == chat_id)
+    ):
+        if gone in seats:
+            db.execute(
+                update(game_table)
+                .where(game_table.c.id == table_id)
+                .values(seats=[kept if pid == gone else pid for pid in seats])
+            )
+    stats.fold(db, {}, joined)
+    marks.forget(db, _ids(db, season, chat_id))
+    _merge_balances(db, {}, joined)  # deletes `gone`
+
+
+def players_of_records(db: Connection, chat_id: int) -> list[set[int]]:
+    """For each record of the chat (live or undone), the players it names: those seated at
+    it, and those its transfers and data name."""
+    named: dict[int, set[int]] = {}
+    for event_id, data in db.execute(
+        select(event.c.id, event.c.data).where(event.c.chat_id == chat_id)
+    ):
+        found = named.setdefault(event_id, set())
+        _collect(data or {}, found)
+    rows = db.execute(
+        select(transfer.c.event_id, transfer.c.payer_id, transfer.c.payee_id)
+        .join(event, event.c.id == transfer.c.event_id)
+        .where(event.c.chat_id == chat_id)
+    )
+    for event_id, payer, payee in rows:
+        named.setdefault(event_id, set()).update(p for p in (payer, payee) if p is not None)
+    return list(named.values())
+
+
+def _collect(value: Any, found: set[int], field: str = "") -> None:
+    """The player ids in a record's data (the fields `_players_renamed` maps)."""
+    if isinstance(value, dict) and field in PLAYER_KEYED:
+        found.update(int(k) for k in value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _collect(v, found, k)
+    elif isinstance(value, list):
+        if field == "seats":
+            found.update(pid for pid in value if isinstance(pid, int))
+        else:
+            for v in value:
+                _collect(v, found)
+    elif field in PLAYER_FIELDS and isinstance(value, int):
+        found.add(value)
 
 
 def _players_renamed(value: Any, joined: Mapping[int, int], field: str = "") -> Any:

@@ -74,7 +74,13 @@ def save_player(db: Connection, row: PlayerRow) -> None:
     """A player's name, Telegram user and @username."""
     db.execute(
         _SAVE,
-        {"player_id": row.id, "name": row.name, "user_id": row.user_id, "username": row.username},
+        {
+            "player_id": row.id,
+            "name": row.name,
+            "user_id": row.user_id,
+            "username": row.username,
+            "named": row.named,
+        },
     )
 
 

@@ -144,9 +144,12 @@ async def test_forged_buttons_are_refused(bot: Harness) -> None:
     assert "1. Ann +9" in await bot.text(DAN, "/standings")
 
 
-async def test_commands_for_other_bots_and_unrelated_commands_are_ignored(bot: Harness) -> None:
+async def test_commands_for_other_bots_are_ignored_and_unknown_ones_answered(
+    bot: Harness,
+) -> None:
     assert await bot.say(ANN, "/new@other_bot mahjong") == []
-    assert await bot.say(ANN, "/weather") == []
+    # A command nobody answers looks like a bot that is down: an unknown one is answered too.
+    assert "unknown command /weather; /help lists the commands" in await bot.text(ANN, "/weather")
     assert "did you mean /standings" in await bot.text(ANN, "/standigns")
 
 

@@ -209,7 +209,7 @@ def test_a_guest_seated_by_name_does_not_become_a_member_of_that_name(
 ) -> None:
     """Issue 15.9: only the "I am" button or an admin's /link makes a guest a person."""
     chat = mahjong(engine, chat_id)  # /seats Wang Li Zhang Chen: all guests
-    with pytest.raises(ServiceError, match="No seated player 'me'"):  # the guest stays a guest
+    with pytest.raises(ServiceError, match="'me': you are not seated"):  # the guest stays a guest
         chat.say("Li", "/hu me zimo")
     with pytest.raises(ServiceError, match="table is full"):  # and Li is not seated as Li
         chat.say("Li", "/join")

@@ -167,10 +167,11 @@ def test_a_substitute_pays_for_his_hands_only_and_undo_takes_the_par_back(engine
     assert sorted(pars.values()) == [0, 20, 20, 20, 20]  # Erin's hand is undone
 
 
-def test_a_finished_marathon_is_squared_as_one_hand_of_its_last_seats(engine: Engine) -> None:
-    """Erin sits in for Bob after two hands (Bob leaves with his points and Erin starts at 0,
-    as /rules says); the marathon's scores go to its last hand's seats and are squared among
-    them, as zerosum would have recorded them: Bob pays nothing."""
+def test_a_finished_marathon_is_squared_as_one_hand_of_its_teams(engine: Engine) -> None:
+    """Erin sits in for Bob after two hands: she plays on with his seat's totals (the team
+    keeps its progress, as /rules says); the team's score is shared by hands played, Bob 2 of
+    its 10 player-hands, Erin 3, Dave 5, and squared the same way, as zerosum would have
+    recorded it."""
     chat = Chat(engine, next(_chats))
     chat.say("Alice", "/new 510k marathon")
     chat.say("Alice", "/seats Alice Bob Carol Dave")
@@ -180,7 +181,7 @@ def test_a_finished_marathon_is_squared_as_one_hand_of_its_last_seats(engine: En
     for _ in range(3):  # Alice+Carol: 235, 355, 475, 595: over 500 at the fifth hand
         chat.say("Alice", "/r Alice=60 Erin=0 Carol=40 Dave=0 out Alice Carol")
     final = MarathonState(
-        card_points=(80 + 75 + 3 * 80, 3 * -20, 5 * 40, 5 * -20),
+        card_points=(80 + 75 + 3 * 80, 5 * -20, 5 * 40, 5 * -20),
         table=(60 + 55 + 3 * 60, 0, 5 * 40, 0),
         first_out=(5, 0, 0, 0),
         hands=5,
@@ -189,9 +190,14 @@ def test_a_finished_marathon_is_squared_as_one_hand_of_its_last_seats(engine: En
     zerosum = score_marathon(final, zerosum=True).scores
     settle = chat.say("Alice", "/settle")
     assert isinstance(settle, SettleView)
-    assert nets(dict(settle.sections)["510k"]) == dict(
-        zip(("Alice", "Erin", "Carol", "Dave"), zerosum, strict=True)
-    )
+    team = zerosum[1] + zerosum[3]
+    assert nets(dict(settle.sections)["510k"]) == {
+        "Alice": zerosum[0],
+        "Carol": zerosum[2],
+        "Dave": team * 5 / 10,
+        "Bob": team * 2 / 10,
+        "Erin": team * 3 / 10,
+    }
     assert settle.squared == ("510k",)
 
 

@@ -30,6 +30,7 @@ from storage.unit_of_work import UnitOfWork, reading
 ADMIN = Actor(1, "Wang", "wang")
 LI = Actor(2, "Li", "li")
 ZOE = Actor(3, "Zoe", "zoe")  # never seated: she may say which guest she is
+YAN = Actor(4, "Yan", "yan")  # never seated: says he is the guest Chen
 
 #: One script that runs every write use case (the service's `WRITES`) at least once.
 SCRIPT = (
@@ -54,6 +55,11 @@ SCRIPT = (
     (ADMIN, "/new free 斗地主 confirm"),
     (ADMIN, "/seats Wang Li Zhang"),
     (ADMIN, "/s Wang+3 Li-1 Zhang"),
+    (ADMIN, "/sub Zhang Zed"),
+    (LI, "/leave"),
+    (ADMIN, "/rename Zed Zeb"),
+    (ADMIN, "/merge Zeb Chen"),
+    (YAN, "/iam Chen"),
     (ADMIN, "/reset confirm"),
 )
 

@@ -174,12 +174,13 @@ class BotUnderTest:
             data, seats = (json.loads(v) if isinstance(v, str) else v for v in (data, seats))
             value = Fraction(amount) * (-1 if payer is not None else 1)
             total = totals[event_id][2] if event_id in totals else Fraction(0)
-            totals[event_id] = (int(season), str(unit), total + value, data.get("seats") or seats)
+            at = _par_weights(data, data.get("seats") or seats)
+            totals[event_id] = (int(season), str(unit), total + value, at)
         want: dict[tuple[int, int, str], Fraction] = {}
         for season, unit, total, at in totals.values():
-            for pid in at if total else ():
+            for pid, weight in (at if total else {}).items():
                 key = (season, int(pid), unit)
-                want[key] = want.get(key, Fraction(0)) + total / len(at)
+                want[key] = want.get(key, Fraction(0)) + total * weight
         kept = {
             (int(s), int(p), str(u)): Fraction(par)
             for s, p, u, par in conn.execute(
@@ -188,6 +189,20 @@ class BotUnderTest:
         }
         for key in want.keys() | kept.keys():
             assert want.get(key, 0) == kept.get(key, 0), f"par drifted at {key}"
+
+
+def _par_weights(data: dict[str, Any], seats: list[int]) -> dict[int, Fraction]:
+    """How a record's total is shared into pars: evenly among its seats; a finished 510K
+    marathon of four: half to each team, among its players by the hands each played for it."""
+    info = data.get("marathon") or {}
+    if not info.get("finished") or "team1" not in info:
+        return {int(pid): Fraction(1, len(seats)) for pid in seats}
+    weights: dict[int, Fraction] = {}
+    for team in (info["team1"], info["team2"]):
+        hands = sum(int(n) for n in team.values())
+        for pid, n in team.items():
+            weights[int(pid)] = weights.get(int(pid), Fraction(0)) + Fraction(int(n), 2 * hands)
+    return weights
 
 
 def make_bot(
