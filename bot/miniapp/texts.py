@@ -4,8 +4,13 @@ no catalog of its own). Keys are what `static/app.js` asks for; `tiles`, the til
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from html import unescape
+
 from bot.commands import labels
 from bot.i18n import N_, translator
+from bot.presentation.render_free import unit_title
+from scoring.games import Unit
 
 PAGE: dict[str, str] = {
     "standings": N_("Standings"),
@@ -63,16 +68,17 @@ TILES: dict[str, str] = {
 }
 
 
-def strings(lang: str) -> dict[str, object]:
+def strings(lang: str, units: Iterable[str] = ()) -> dict[str, object]:
     """The page's words and the game's names (ways to win, patterns, flags, kongs, units) in
-    `lang`."""
+    `lang`; `units` adds the titles of free games' units (`free:斗地主`: `Free points · 斗地主`)."""
     _ = translator(lang).gettext
+    free = {unit: unescape(unit_title(_, unit)) for unit in units if Unit.of(unit) is Unit.FREE}
     return {
         "page": {key: _(msgid) for key, msgid in PAGE.items()},
         "win": {key: _(msgid) for key, msgid in labels.WIN.items()},
         "pattern": {key: _(msgid) for key, msgid in labels.PATTERN.items()},
         "flag": {key: _(msgid) for key, msgid in labels.FLAG.items()},
         "kong": {key: _(msgid) for key, msgid in labels.KONG.items()},
-        "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()},
+        "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()} | free,
         "tiles": {key: _(msgid) for key, msgid in TILES.items()},
     }
