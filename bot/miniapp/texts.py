@@ -49,6 +49,21 @@ PAGE: dict[str, str] = {
     "refused": N_("Not possible:"),
     "pending_kongs": N_("Kongs of this hand"),
     "offline": N_("No connection. Try again."),
+    "checking": N_("Checking…"),
+    "preview": N_("The chat will show"),
+    "result": N_("Recorded"),
+    "undo": N_("Undo"),
+    "by_tiles": N_("🀄 By tiles"),
+    "round": N_("Round"),
+    "transfer": N_("Transfer"),
+    "sign": N_("plus or minus"),
+    "balance": N_("Takes the balance"),
+    "balance_hint": N_(
+        "The player chosen here scores what makes the round sum to zero; a box left empty is 0."
+    ),
+    "payer": N_("Who pays"),
+    "payee": N_("To whom"),
+    "amount": N_("Amount"),
 }
 
 
