@@ -19,6 +19,10 @@ import pytest_asyncio
 from sqlalchemy.engine import Engine
 from telegram import Update
 
+from bot.commands import labels
+from bot.i18n import translator
+from bot.miniapp import texts
+from scoring import KongKind, WinType
 from tests.emulator.api import Chat, OutboxEntry, User
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, PLAYERS, ZHANG, AppKit, app_kit
 from tests.miniapp.test_browser import ARGS, CHROMIUM, PROXY, SHOTS
@@ -81,6 +85,7 @@ async def twin(sqlite_engine: Engine) -> AsyncIterator[Twin]:
 async def open_app(twin: Twin, browser: Any, user: User, width: int) -> Any:
     await twin.kit.open_app()
     page = await browser.new_page(viewport={"width": width, "height": 780})
+    page.set_default_timeout(8000)
     await page.add_init_script(PROXY)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -92,8 +97,11 @@ async def open_app(twin: Twin, browser: Any, user: User, width: int) -> Any:
 
 
 def chip(page: Any, label: str) -> Any:
+    """A chip by its label; `from:Bob`: in the row of that name (several rows name players)."""
+    row, _, label = label.rpartition(":") if re.match(r"^[a-z]+:", label) else ("", "", label)
     exact = re.compile(f"^{re.escape(label)}$")
-    return page.locator("main .record button.chip:not([disabled])", has_text=exact).first
+    scope = f"main .record [data-row={row}]" if row else "main .record"
+    return page.locator(f"{scope} button.chip:not([disabled])", has_text=exact).first
 
 
 async def tap(page: Any, *labels: str) -> None:
@@ -105,9 +113,13 @@ async def saved(page: Any, twin: Twin) -> str:
     """Waits for the preview, records, and returns the message the app posted in the group."""
     seq = twin.kit.api.last_seq
     preview = page.locator("main .preview .card.hand")
-    await preview.wait_for()
+    try:
+        await preview.wait_for()
+    except playwright_api.TimeoutError:
+        raise AssertionError(await page.inner_text("main .record")) from None
     shown = await preview.inner_text()
     await page.click("main button.primary:not([disabled])")
+    await page.locator("main .primary", has_text=re.compile("^(Record it|记下来)$")).wait_for()
     await page.locator("main .result").wait_for()
     posted = [e for e in twin.kit.api.outbox_since(seq, chat_id=GROUP.id) if e.action == "sent"]
     assert len(posted) == 1, posted
@@ -188,3 +200,132 @@ async def test_every_golden_510k_case_recorded_by_taps(twin: Twin, browser: Any,
     if case["mode"] == "4p" and len(set(scores.values())) > 1:  # the golden score itself
         best = max(scores, key=lambda s: scores[s])
         assert name[best] in (await twin.text(GROUP, "/standings")).split("\n")[2]
+
+
+async def test_every_box_keeps_its_value_and_focus_while_the_form_updates(
+    twin: Twin, browser: Any
+) -> None:
+    """Golden K03 typed box by box (the first two out on opposite teams): nothing is lost."""
+    await seat(twin, "510k", PLAYERS, "en")
+    page = await open_app(twin, browser, BOB, 360)
+    boxes = [("1", "table", "25"), ("2", "table", "35"), ("3", "table", "20"), ("4", "table", "0")]
+    boxes.append(("4", "held", "20"))
+    for seat_no, field, value in boxes:
+        await page.click(f"main input[data-seat='{seat_no}'][data-field={field}]")
+        await page.keyboard.type(value, delay=30)
+        focused = await page.evaluate("document.activeElement.dataset.seat")
+        assert focused == seat_no  # typing never loses the box, whatever the page redraws
+    await page.wait_for_timeout(400)  # a preview asked for meanwhile comes back
+    assert await page.evaluate("document.activeElement.dataset.field") == "held"
+    await tap(page, "Bob", "Ann")  # opposite teams: not complete yet, and not refused
+    assert await page.locator("#toast.bad").count() == 0
+    await page.locator("main .preview .reason").wait_for()
+    await tap(page, "Cat")
+    values = [
+        await page.input_value(f"main input[data-seat='{s}'][data-field={f}]") for s, f, _ in boxes
+    ]
+    assert values == [v for _, _, v in boxes]
+    chips = await page.locator("main .record button.chip[aria-pressed=true]").all_inner_texts()
+    assert [c for c in chips if re.match(r"\d\. ", c)] == [
+        "2. Ann",
+        "1. Bob",
+        "3. Cat",
+    ]  # seat order
+    await page.locator("main .preview .card.hand").wait_for()
+    await shot(page, "en-360-510k-K03-preview")
+    posted = await saved(page, twin)
+    assert "/r Ann=25 Bob=35 Cat=20 Dan=0/20 out Bob Ann Cat" in posted
+    await same_as_typed(twin, posted, "/r 1=25 2=35 3=20 4=0/20 out 2 1 3")
+    await shot(page, "en-360-510k-K03-saved")
+
+
+# --- mahjong: a sample of the golden cases, a kong, a drawn hand -------------------------
+
+SAMPLE = ("M002", "M012", "M021", "M033", "M049", "M078", "M108", "M117", "M123", "M135")
+WORD = {"dianpao": "pao", "haidilao": "haidi"}  # the typed word of a way to win, where not its name
+FROM = {"dianpao", "gangpao", "qianggang", "quanqiupao", "haidipao"}
+CHAINED = {"gangkai", "gangpao", "qianggang"}
+CONCEALED = {"tianhu", "dihu", "renhu"}  # concealed anyway: 门清 is not tapped
+
+
+def label(lang: str, msgid: str) -> str:
+    return translator(lang).gettext(msgid)
+
+
+def golden_taps(case: dict[str, Any], lang: str) -> tuple[list[str], str]:
+    """The chips to tap for a golden case (Cat wins; Bob discards or gave the kong), and the
+    same hand as typed (seat numbers)."""
+    how = case["win"]
+    taps = ["winner:Cat", label(lang, labels.WIN[WinType(how)])]
+    words = ["/hu", "3", WORD.get(how, how)]
+    if how in FROM:
+        taps.append("from:Bob")
+        words.append("2")
+    if how in CHAINED and case.get("chain"):
+        taps.append(str(case["chain"]))
+        words.append(str(case["chain"]))
+    pattern = case["pattern"]
+    if pattern == "qidui":
+        pattern = f"qidui{case['groups']}"
+    if pattern != "jihu":
+        taps.append(label(lang, labels.PATTERN[pattern]))
+        words.append({"pengpenghu": "pph", "qidui0": "qidui"}.get(pattern, pattern))
+    concealed = how in CONCEALED or pattern.startswith("qidui")
+    for flag, word in (("qingyise", "qys"), ("menqing", "mq"), ("quanqiuren", "qqr")):
+        if case[flag] and not (flag == "menqing" and concealed):
+            taps.append(label(lang, labels.FLAG[flag]))
+            words.append(word)
+    return taps, " ".join(words)
+
+
+def kongs(case: dict[str, Any]) -> list[str]:
+    return [f"/gang 3 {k}" + (" 2" if k != "an" else "") for k in case.get("kongs", [])]
+
+
+@pytest.mark.parametrize("case_id", SAMPLE)
+async def test_a_sample_of_golden_mahjong_cases_recorded_by_taps(
+    twin: Twin, browser: Any, case_id: str
+) -> None:
+    case = next(c for c in MAHJONG if c["id"] == case_id)
+    lang, width = look(SAMPLE.index(case_id))
+    await seat(twin, "mahjong", PLAYERS, lang)
+    await twin.both(ANN, *kongs(case))
+    page = await open_app(twin, browser, user_of(lang), width)
+    taps, command = golden_taps(case, lang)
+    await tap(page, *taps)
+    if case_id == "M049":
+        await shot(page, f"{lang}-{width}-mahjong-{case_id}")
+    posted = await saved(page, twin)
+    await same_as_typed(twin, posted, command)
+    pays = case["pays"]
+    amount = pays.get("discarder") or pays.get("liable") or pays["each"]
+    assert f"→ Cat {amount}" in posted.replace("→  ", "→ ")
+
+
+@pytest.mark.parametrize(("lang", "width"), [("en", 420), ("zh", 360)])
+async def test_a_kong_then_a_drawn_hand_recorded_by_taps(
+    twin: Twin, browser: Any, lang: str, width: int
+) -> None:
+    await seat(twin, "mahjong", PLAYERS, lang)
+    page = await open_app(twin, browser, user_of(lang), width)
+    await tap(page, label(lang, texts.PAGE["kong"]), "Dan", label(lang, labels.KONG[KongKind.MING]))
+    await tap(page, "from:Bob")
+    posted = await saved(page, twin)
+    await same_as_typed(twin, posted, "/gang 4 ming 2")
+    await tap(page, label(lang, texts.PAGE["liuju"]))
+    posted = await saved(page, twin)
+    await shot(page, f"{lang}-{width}-liuju")
+    await same_as_typed(twin, posted, "/liuju")
+
+
+async def test_a_hand_by_tiles_in_the_record_tab(twin: Twin, browser: Any) -> None:
+    await seat(twin, "mahjong", PLAYERS, "en")
+    page = await open_app(twin, browser, BOB, 420)
+    await tap(page, "Ann", "自摸 self-draw", "🀄 By tiles")
+    for digits, suit in re.findall(r"([1-9]+)([mpsz])", "11122233344455m"):
+        for digit in digits:
+            await page.click(f"main .tiles-keys button[data-tile='{digit}{suit}']")
+    await shot(page, "en-420-tiles")
+    posted = await saved(page, twin)
+    assert "Tiles: 111m 222m 333m 444m 55m" in posted
+    await same_as_typed(twin, posted, "/hu 1 zimo 11122233344455m")

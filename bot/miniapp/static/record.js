@@ -109,7 +109,7 @@ export function recordPage(data, reload) {
   const live = (update) => { lives.push(update); };
   const chip = (label, pressed, onclick, disabled = false) =>
     el("button", { class: "chip", "aria-pressed": String(!!pressed), disabled: disabled || busy, onclick }, label);
-  const seatChips = (value, set, except = null) => el("div", { class: "chips" },
+  const seatChips = (row, value, set, except = null) => el("div", { class: "chips", "data-row": row },
     ...names.map((name, i) => chip(name, value === i + 1, () => set(value === i + 1 ? null : i + 1), except === i + 1)));
 
   // Everything after a tap: the chips too.
@@ -215,7 +215,7 @@ export function recordPage(data, reload) {
       const set = (field) => (value) => tap((f) => { f.clauses[k][field] = value; });
       out.push(slot(() => {
         const c = at();
-        const parts = [el("h2", {}, form.clauses.length > 1 ? `${t("winner")} ${k + 1}` : t("winner")), seatChips(c.winner, set("winner"))];
+        const parts = [el("h2", {}, form.clauses.length > 1 ? `${t("winner")} ${k + 1}` : t("winner")), seatChips("winner", c.winner, set("winner"))];
         parts.push(el("h2", {}, t("how")), el("div", { class: "chips" }, ...HOWS.map((how) =>
           chip(s.win[how] || how, c.how === how, () => tap((f) => {
             const cl = f.clauses[k];
@@ -223,7 +223,7 @@ export function recordPage(data, reload) {
             if (!FROM.has(cl.how)) cl.from = null;
             if (!CHAINED.has(cl.how)) cl.chain = null;
           }), k > 0))));
-        if (FROM.has(c.how)) parts.push(el("h2", {}, t("from")), seatChips(c.from, set("from"), c.winner));
+        if (FROM.has(c.how)) parts.push(el("h2", {}, t("from")), seatChips("from", c.from, set("from"), c.winner));
         if (CHAINED.has(c.how)) parts.push(el("h2", {}, t("chain")), el("div", { class: "chips" },
           ...[1, 2, 3, 4].map((n) => chip(String(n), c.chain === n, () => set("chain")(c.chain === n ? null : n)))));
         parts.push(el("h2", {}, t("pattern")), el("div", { class: "chips" },
@@ -252,7 +252,7 @@ export function recordPage(data, reload) {
         const parts = [];
         if (c.tiles === null) parts.push(el("h2", {}, t("flags")), el("div", { class: "chips" }, ...Object.entries(FLAGS).map(([flag, label]) =>
           chip(s.flag[label] || flag, c[flag], () => set(flag)(!c[flag])))));
-        parts.push(el("h2", {}, t("sealed")), seatChips(c.sealed, set("sealed"), c.winner));
+        parts.push(el("h2", {}, t("sealed")), seatChips("sealed", c.sealed, set("sealed"), c.winner));
         return parts;
       }));
     });
@@ -266,11 +266,11 @@ export function recordPage(data, reload) {
 
   function kongForm() {
     return [slot(() => [
-      el("h2", {}, t("konger")), seatChips(form.player, (v) => tap((f) => { f.player = v; if (f.from === v) f.from = null; })),
+      el("h2", {}, t("konger")), seatChips("konger", form.player, (v) => tap((f) => { f.player = v; if (f.from === v) f.from = null; })),
       el("h2", {}, t("kind")), el("div", { class: "chips" }, ...["an", "ming", "bu"].map((k) =>
         chip(s.kong[k] || k, form.type === k, () => tap((f) => { f.type = k; if (k === "an") f.from = null; })))),
       form.type && form.type !== "an" ? el("h2", {}, t("from")) : null,
-      form.type && form.type !== "an" ? seatChips(form.from, (v) => tap((f) => { f.from = v; }), form.player) : null,
+      form.type && form.type !== "an" ? seatChips("from", form.from, (v) => tap((f) => { f.from = v; }), form.player) : null,
     ])];
   }
 
@@ -290,7 +290,7 @@ export function recordPage(data, reload) {
       el("div", { class: "points" }, el("span"), el("span", { class: "hint" }, t("table_points")), el("span", { class: "hint" }, t("held")),
         ...names.flatMap((name, i) => [el("span", {}, name), number(i + 1, "table"), number(i + 1, "held")])),
       el("h2", {}, t("out")),
-      slot(() => [el("div", { class: "chips" }, ...names.map((name, i) => {
+      slot(() => [el("div", { class: "chips", "data-row": "out" }, ...names.map((name, i) => {
         const at = form.out.indexOf(i + 1);
         return chip(at >= 0 ? `${at + 1}. ${name}` : name, at >= 0, () => tap((f) => {
           f.out = at >= 0 ? f.out.filter((x) => x !== i + 1) : [...f.out, i + 1];
@@ -333,15 +333,15 @@ export function recordPage(data, reload) {
     return [
       el("div", { class: "points free" }, ...rows.flat()),
       el("h2", {}, t("balance")),
-      slot(() => [seatChips(form.balance, (v) => { form.balance = v; if (v) form.amounts[v] = ""; key = null; refresh(); later(); })]),
+      slot(() => [seatChips("balance", form.balance, (v) => { form.balance = v; if (v) form.amounts[v] = ""; key = null; refresh(); later(); })]),
       el("p", { class: "hint" }, t("balance_hint")),
     ];
   }
 
   function payForm() {
     return [
-      slot(() => [el("h2", {}, t("payer")), seatChips(form.payer, (v) => tap((f) => { f.payer = v; if (f.payee === v) f.payee = null; })),
-        el("h2", {}, t("payee")), seatChips(form.payee, (v) => tap((f) => { f.payee = v; }), form.payer)]),
+      slot(() => [el("h2", {}, t("payer")), seatChips("payer", form.payer, (v) => tap((f) => { f.payer = v; if (f.payee === v) f.payee = null; })),
+        el("h2", {}, t("payee")), seatChips("payee", form.payee, (v) => tap((f) => { f.payee = v; }), form.payer)]),
       el("h2", {}, t("amount")),
       el("input", { type: "text", inputmode: "decimal", autocomplete: "off", class: "amount", "aria-label": t("amount"),
         oninput: typed((value) => { form.amount = value; }) }),
