@@ -329,3 +329,40 @@ async def test_a_hand_by_tiles_in_the_record_tab(twin: Twin, browser: Any) -> No
     posted = await saved(page, twin)
     assert "Tiles: 111m 222m 333m 444m 55m" in posted
     await same_as_typed(twin, posted, "/hu 1 zimo 11122233344455m")
+
+
+# --- a free table: a round with a balancing player, a transfer, Undo ----------------------
+
+
+@pytest.mark.parametrize(("lang", "width"), [("zh", 360), ("en", 420)])
+async def test_a_free_round_a_transfer_and_undo_recorded_by_taps(
+    twin: Twin, browser: Any, lang: str, width: int
+) -> None:
+    await seat(twin, "free 斗地主", PLAYERS[:3], lang)
+    page = await open_app(twin, browser, user_of(lang), width)
+    await page.fill("main input[data-seat='1']", "30")
+    await page.click("main button.sign[data-sign='2']")  # the sign key phones lack
+    await page.fill("main input[data-seat='2']", "10.5")
+    await tap(page, "balance:Cat")
+    assert await page.get_attribute("main input[data-seat='3']", "placeholder") == "-19.5"
+    await page.locator("main .preview .card.hand").wait_for()
+    await shot(page, f"{lang}-{width}-free-round")
+    posted = await saved(page, twin)
+    await same_as_typed(twin, posted, "/s 1+30 2-10.5 3")
+    await tap(page, label(lang, texts.PAGE["transfer"]), "payer:Cat", "payee:Ann")
+    await page.fill("main input.amount", "5")
+    posted = await saved(page, twin)
+    await same_as_typed(twin, posted, "/pay 3 1 5")
+    seq = twin.kit.api.last_seq
+    await page.click("main button.undo")
+    await page.locator("main .result", has_text="↩️").wait_for()
+    assert await page.locator("main button.undo").count() == 0
+    undone = [e.plain_text for e in twin.kit.api.outbox_since(seq, chat_id=GROUP.id)]
+    assert len(undone) == 1 and "↩️" in undone[0]
+    await twin.text(TWIN, "/undo")
+    assert await twin.text(GROUP, "/standings") == await twin.text(TWIN, "/standings")
+    await page.click("#tabs button[data-tab=standings]")
+    heading = await page.inner_text("main h2")
+    assert "斗地主" in heading and "free:" not in heading
+    await shot(page, f"{lang}-{width}-free-standings")
+    assert page.errors == []

@@ -189,7 +189,7 @@ export function recordPage(data, reload) {
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
       toast(t("saved"));
       result = { html: got.reply, event: got.undone ? null : got.event };
-      start(form.kind);
+      start(modes[0]);  // after a kong or a drawn hand, the hand; never a form ready to go again
       await reload();
     } catch { busy = false; toast(t("offline"), true); refresh(); }
   }
