@@ -24,7 +24,7 @@ from bot.i18n import translator
 from bot.miniapp import texts
 from scoring import KongKind, WinType
 from tests.emulator.api import Chat, OutboxEntry, User
-from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, PLAYERS, ZHANG, AppKit, app_kit
+from tests.miniapp.kit import ANN, BOB, GROUP, PLAYERS, ZHANG, AppKit, app_kit
 from tests.miniapp.test_browser import ARGS, CHROMIUM, PROXY, SHOTS
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
