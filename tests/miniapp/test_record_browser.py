@@ -109,8 +109,9 @@ async def tap(page: Any, *labels: str) -> None:
         await chip(page, label).click()
 
 
-async def saved(page: Any, twin: Twin) -> str:
-    """Waits for the preview, records, and returns the message the app posted in the group."""
+async def saved(page: Any, twin: Twin, name: str = "") -> str:
+    """Waits for the preview, records, and returns the message the app posted in the group;
+    with a `name`, screenshots of the preview and of the result."""
     seq = twin.kit.api.last_seq
     preview = page.locator("main .preview .card.hand")
     try:
@@ -118,6 +119,9 @@ async def saved(page: Any, twin: Twin) -> str:
     except playwright_api.TimeoutError:
         raise AssertionError(await page.inner_text("main .record")) from None
     shown = await preview.inner_text()
+    if name:
+        await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        await page.screenshot(path=str(SHOTS / f"record-{name}-preview.png"))
     await page.click("main button.primary:not([disabled])")
     await page.locator("main .primary", has_text=re.compile("^(Record it|记下来)$")).wait_for()
     await page.locator("main .result").wait_for()
@@ -127,6 +131,10 @@ async def saved(page: Any, twin: Twin) -> str:
     assert " ".join(shown.split()) in " ".join(text.split())  # the preview is the reply
     result = " ".join((await page.inner_text("main .result")).split())
     assert result in " ".join(text.split())  # and stays on screen after saving
+    if name:
+        await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        await page.wait_for_timeout(2600)  # the toast is gone
+        await page.screenshot(path=str(SHOTS / f"record-{name}-saved.png"))
     assert page.errors == []
     return text
 
@@ -184,9 +192,7 @@ async def test_every_golden_510k_case_recorded_by_taps(twin: Twin, browser: Any,
             await page.fill(box, str(case["hand"][s]))
     for s in case["order"]:
         await tap(page, name[s])
-    if i < 2:
-        await shot(page, f"{lang}-{width}-510k-{case['id']}")
-    posted = await saved(page, twin)
+    posted = await saved(page, twin, f"{lang}-{width}-510k-{case['id']}" if i in (1, 5) else "")
     seats = case["seats"]
     words = [
         f"{n + 1}={case['table'][s]}" + (f"/{case['hand'][s]}" if s in case["hand"] else "")
@@ -293,9 +299,8 @@ async def test_a_sample_of_golden_mahjong_cases_recorded_by_taps(
     page = await open_app(twin, browser, user_of(lang), width)
     taps, command = golden_taps(case, lang)
     await tap(page, *taps)
-    if case_id == "M049":
-        await shot(page, f"{lang}-{width}-mahjong-{case_id}")
-    posted = await saved(page, twin)
+    shown = case_id in ("M049", "M117")
+    posted = await saved(page, twin, f"{lang}-{width}-mahjong-{case_id}" if shown else "")
     await same_as_typed(twin, posted, command)
     pays = case["pays"]
     amount = pays.get("discarder") or pays.get("liable") or pays["each"]
