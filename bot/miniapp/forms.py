@@ -170,9 +170,9 @@ def command(form: Any, label: Label = str) -> str:
 def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
     """The command and its request (`ParseError` when the parser refuses it). The command names
     the players from `seats` where the parser reads the name as that player (one plain word, no
-    other seat of that name, not a keyword): else it keeps the number."""
+    other seat of that name, not a keyword): else it keeps the number. A seat the parser cannot
+    number (a free table's 5th to 10th) is named whenever its name is plain."""
     text = command(form)
-    wanted = parse(text)
     folded = [(name or "").casefold() for name in seats]
 
     def name(seat: int) -> str:
@@ -181,6 +181,12 @@ def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
         return given if plain and given else str(seat)
 
     named = command(form, name)
+    try:
+        wanted = parse(text)
+    except ParseError:  # a free table's seat 5 to 10: the parser reads seats 1 to 4 only
+        if named == text:
+            raise
+        return named, parse(named)
     try:
         same = parse(named) == _named(wanted, name)
     except ParseError:

@@ -112,3 +112,12 @@ async def test_a_malformed_undo_is_400(kit: AppKit) -> None:
     for body in ({"key": "x", "event": 1}, {"key": str(uuid.uuid4()), "event": "1"}, {}):
         response = await post(kit, "undo", BOB, body)
         assert (response.status_code, response.content) == (400, b"")
+
+
+async def test_a_free_tables_fifth_seat_is_recorded_by_its_name(kit: AppKit) -> None:
+    """The parser numbers seats 1 to 4 only: the app names the fifth player instead."""
+    await kit.say(ANN, "/new free 掼蛋")
+    await kit.say(ANN, "/join 老五")  # a guest in seat 5
+    form = {"kind": "score", "entries": [{"player": 5, "amount": "+8"}], "balance": 1}
+    answer = (await post(kit, "record", BOB, {"key": str(uuid.uuid4()), "form": form})).json()
+    assert answer["ok"] and answer["command"] == "/s 老五+8 Ann", answer
