@@ -224,8 +224,10 @@ async def test_every_box_keeps_its_value_and_focus_while_the_form_updates(
     await page.wait_for_timeout(400)  # a preview asked for meanwhile comes back
     assert await page.evaluate("document.activeElement.dataset.field") == "held"
     await tap(page, "Bob", "Ann")  # opposite teams: not complete yet, and not refused
+    await page.wait_for_timeout(300)
     assert await page.locator("#toast.bad").count() == 0
-    await page.locator("main .preview .reason").wait_for()
+    assert await page.locator("main .preview *").count() == 0  # not judged: not finished
+    assert await page.is_disabled("main button.primary")
     await tap(page, "Cat")
     values = [
         await page.input_value(f"main input[data-seat='{s}'][data-field={f}]") for s, f, _ in boxes

@@ -63,13 +63,18 @@ function wire(f, seats) {
     return { kind: "score", entries, balance: f.balance };
   }
   const filled = seats.filter((_, i) => f.entries[i + 1]?.table != null);
-  if (filled.length !== seats.length || f.out.length < 2) return null;
+  if (filled.length !== seats.length || !finished(f.out, seats.length)) return null;
   return {
     kind: "report",
     entries: seats.map((_, i) => ({ player: i + 1, table: f.entries[i + 1].table, held: f.entries[i + 1].held ?? null })),
     out: f.out,
   };
 }
+
+// Whether a finishing order ends a hand (then the server judges it): three players, two out;
+// four, both of a team (seats 1+3, 2+4) or three out. Never judged while being tapped.
+const finished = (out, players) => (players === 3 ? out.length >= 2
+  : out.length >= 3 || (out.length === 2 && Math.abs(out[0] - out[1]) === 2));
 
 function linkStyles() {
   const href = new URL("./record.css", import.meta.url).href;
