@@ -172,6 +172,7 @@ export function recordPage(data, reload) {
     busy = true; commit(next);
     const got = await ask();
     busy = false;
+    if (form !== next) { refresh(); return; }  // changed meanwhile (another mode): not ours to undo
     if (got && !got.ok) {
       toast(`${t("refused")} ${got.error}`, true);
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "error" });
