@@ -68,9 +68,29 @@ async def run(
     """Check permissions and run the request (one transaction, or a savepoint of a group
     commit). `once_key` replaces the update id as the key of exactly-once recording (a button
     press: see `press_key`)."""
+    ctx = await _ctx(update, context, request, text, once_key)
+    return await service(context).perform(ctx, request)
+
+
+async def dry_run(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, request: Request, text: str
+) -> Answer:
+    """The request run as `run` would, then rolled back: the reply it would give (a preview),
+    or its `ServiceError`. Nothing is kept."""
+    ctx = await _ctx(update, context, request, text, None)
+    return await asyncio.to_thread(service(context).try_out, ctx, request)
+
+
+async def _ctx(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    request: Request,
+    text: str,
+    once_key: int | None,
+) -> Ctx:
     chat = update.effective_chat
     assert chat is not None
-    ctx = Ctx(
+    return Ctx(
         chat_id=chat.id,
         actor=actor_of(update),
         thread_id=thread_of(update.effective_message),
@@ -79,4 +99,3 @@ async def run(
         text=text,
         chat_title=chat.title,
     )
-    return await service(context).perform(ctx, request)

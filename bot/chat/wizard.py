@@ -1,9 +1,11 @@
-"""The /hu button wizard: winner → how → from → pattern → flags → confirm; or, instead of the
-pattern, "enter the tiles": it shows the command to complete with the winner's tiles.
+"""The /hu button wizard: winner → how → from → pattern → flags and 封胡 → confirm (with the
+payments and nets the hand would record: the service's dry run); or, instead of the pattern,
+"enter the tiles": it shows the command to complete with the winner's tiles.
 
 Stateless: the whole state rides in the callback data (``v1:w:<winner>.<how>.<from>.<pattern>
-.<flags>.<stage>``), so it survives restarts and works across webhook workers. It ends in the
-same command a user could type, which it shows, so people learn the short form.
+.<flags>.<stage>``; the flags number carries the sealed player's seat times 8), so it survives
+restarts and works across webhook workers. It ends in the same command a user could type, which
+it shows, so people learn the short form.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat.replying import answer, send
-from bot.chat.run import renderer_for, run
+from bot.chat.run import dry_run, renderer_for, run
 from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.commands.parsing import ParseError, parse
@@ -53,7 +55,7 @@ PATTERN_LABEL = {"pph": "pengpenghu", "qidui": "qidui0"}
 FLAGS = ("qys", "mq", "qqr")
 FLAG_LABEL = {"qys": "qingyise", "mq": "menqing", "qqr": "quanqiuren"}
 STATE = re.compile(
-    r"^(?:[1-4](?:\.[a-z]+(?:\.[1-4-](?:\.[a-z0-9]+(?:\.[0-7](?:\.(?:ok|go))?)?)?)?)?)?$"
+    r"^(?:[1-4](?:\.[a-z]+(?:\.[1-4-](?:\.[a-z0-9]+(?:\.[0-9]{1,2}(?:\.(?:ok|go))?)?)?)?)?)?$"
 )
 
 
@@ -78,9 +80,11 @@ class Wizard:
     pattern: str | None = None
     flags: int | None = None
     stage: str = ""  # "" while choosing, "ok" to confirm, "go" to record
+    sealed: int = 0  # the seat the winner sealed (封胡), 0 for none
 
     def encode(self) -> str:
-        parts = [self.winner, self.how, self.source, self.pattern, self.flags]
+        flags = None if self.flags is None else self.flags | self.sealed << 3
+        parts = [self.winner, self.how, self.source, self.pattern, flags]
         fields = [str(p) for p in parts if p is not None]
         if self.stage:
             fields.append(self.stage)
@@ -94,6 +98,8 @@ class Wizard:
         if self.pattern and self.pattern not in ("jihu", TILES):
             words.append(self.pattern)
         words += [f for i, f in enumerate(FLAGS) if (self.flags or 0) >> i & 1]
+        if self.sealed:
+            words += ["feng", str(self.sealed)]
         return " ".join(words)
 
 
@@ -114,17 +120,21 @@ def decode(arg: str) -> Wizard | None:
     tiles = pattern == TILES and flags is None and not stage  # the last screen: no flags
     if pattern is not None and pattern not in PATTERNS and not tiles:
         return None
-    if flags is not None and how is not None and pattern is not None:
-        shown = offered(how, pattern, int(flags))
-        if any(int(flags) >> i & 1 and f not in shown for i, f in enumerate(FLAGS)):
+    bits, sealed = (int(flags) & 7, int(flags) >> 3) if flags is not None else (None, 0)
+    if bits is not None and how is not None and pattern is not None:
+        shown = offered(how, pattern, bits, sealed=sealed)
+        if any(bits >> i & 1 and f not in shown for i, f in enumerate(FLAGS)):
             return None  # a contradiction the screens never offer
+        if sealed and (sealed > 4 or str(sealed) == winner or not sealable(how, pattern, bits)):
+            return None
     return Wizard(
         winner=int(winner) if winner else None,
         how=how,
         source=source,
         pattern=pattern,
-        flags=int(flags) if flags is not None else None,
+        flags=bits,
         stage=stage,
+        sealed=sealed,
     )
 
 
@@ -171,7 +181,7 @@ def screen(w: Wizard, table: Table, r: Renderer) -> Out:
         return Out(tiles_screen(w, who, bool(kongs), r), ((cancel,),))
     flags = w.flags or 0
     if w.stage == "":
-        shown = offered(w.how, w.pattern, flags, kongs)
+        shown = offered(w.how, w.pattern, flags, kongs, w.sealed)
         toggles = [
             Button(
                 ("✅ " if flags >> i & 1 else "") + r._(FLAG[FLAG_LABEL[f]]),
@@ -180,14 +190,46 @@ def screen(w: Wizard, table: Table, r: Renderer) -> Out:
             for i, f in enumerate(FLAGS)
             if f in shown
         ]
+        seals = [
+            Button(
+                ("✅ " if w.sealed == i + 1 else "") + r._(SEALED, name=escape(name)),
+                replace(w, sealed=0 if w.sealed == i + 1 else i + 1).encode(),
+            )
+            for i, name in enumerate(seats)
+            if i + 1 != w.winner and sealable(w.how, w.pattern, flags)
+        ]
         done = Button(r._(N_("Done")), replace(w, stage="ok").encode())
         text = r._(N_("🀄 Any flags? Tap to toggle, then Done."))
         if "mq" in shown:
             text += "\n" + r._(ASK_MENQING)
-        return Out(text, (*_rows(toggles), (done, cancel)))
+        if seals:
+            text += "\n" + r._(ASK_SEALED, name=escape(who))
+        return Out(text, (*_rows(toggles), *_rows(seals, 3), (done, cancel)))
     text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
     record = Button(r._(N_("Record")), replace(w, stage="go").encode())
     return Out(text, ((record, cancel),))
+
+
+SEALED = N_("封胡 {name}")
+ASK_SEALED = N_(
+    "封胡? Tap the player {name} punged or konged three melds off, if there is one: "
+    "that player pays on top (see /rules)."
+)
+
+
+async def with_preview(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, w: Wizard, out: Out, r: Renderer
+) -> Out:
+    """The confirmation with what the chat will reply (who pays whom, why, each net), from the
+    service's dry run; a hand the rules refuse shows why, and only Cancel."""
+    command = w.command()
+    try:
+        reply = (await dry_run(update, context, parse(command), command)).reply
+    except (ParseError, ServiceError) as err:
+        code = out.text.split("\n", 1)[1]  # the command, without the question
+        return Out(code + "\n" + r.error(err.msgid, err.params).text, (out.buttons[0][1:],))
+    preview = r.render(reply).text
+    return Out(out.text + "\n\n" + r._(N_("The chat will show:")) + "\n" + preview, out.buttons)
 
 
 ENTER_TILES = N_(
@@ -217,16 +259,23 @@ ASK_MENQING = N_(
 
 
 def offered(
-    how: str, pattern: str, flags: int, kongs: frozenset[str] = frozenset()
+    how: str, pattern: str, flags: int, kongs: frozenset[str] = frozenset(), sealed: int = 0
 ) -> tuple[str, ...]:
     """The flags that do not contradict the hand so far: 七对, 天胡, 地胡 and 人胡 are concealed
     anyway and never 全求人; 门清 and 全求人 exclude each other; the winner's exposed or added
-    kong (`kongs`: his kinds) rules out 门清, his concealed one 全求人."""
+    kong (`kongs`: his kinds) rules out 门清, his concealed one 全求人, a sealed player 门清."""
     if pattern.startswith("qidui") or HOWS[how].always_concealed:
         return ("qys",)
-    mq = not kongs - {"an"} and not flags >> FLAGS.index("qqr") & 1
+    mq = not kongs - {"an"} and not flags >> FLAGS.index("qqr") & 1 and not sealed
     qqr = "an" not in kongs and not flags >> FLAGS.index("mq") & 1
     return ("qys", *(("mq",) if mq else ()), *(("qqr",) if qqr else ()))
+
+
+def sealable(how: str, pattern: str, flags: int) -> bool:
+    """Whether the hand can have a sealed player: three melds off him, so not 七对, not 门清,
+    not 天胡, 地胡 or 人胡."""
+    concealed = pattern.startswith("qidui") or HOWS[how].always_concealed
+    return not concealed and not flags >> FLAGS.index("mq") & 1
 
 
 def _rows(buttons: Sequence[Button], width: int = 2) -> tuple[tuple[Button, ...], ...]:
@@ -277,6 +326,8 @@ async def step(
     if state.stage != "go":
         await answer(query)
         out = screen(state, seats, renderer)
+        if state.stage == "ok" and state.pattern != TILES:
+            out = await with_preview(update, context, state, out, renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
             await query.edit_message_text(
                 out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)

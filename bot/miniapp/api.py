@@ -41,6 +41,7 @@ from service.replies import (
     ChartData,
     HandView,
     HistoryView,
+    Info,
     Recorded,
     Reply,
     SeasonsView,
@@ -57,6 +58,7 @@ from service.requests import (
     ShowPlayers,
     Standings,
     Summary,
+    Undo,
 )
 
 log = logging.getLogger(__name__)
@@ -212,6 +214,11 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
     }
 
 
+def _units(v: Reply | None) -> tuple[str, ...]:
+    """The standings' units: a free game's (`free:斗地主`) is named by the page's strings."""
+    return tuple(unit for unit, _ in v.sections) if isinstance(v, StandingsView) else ()
+
+
 def _chart(data: ChartData) -> list[dict[str, Any]]:
     """/chart's series for the SVG: each point's count of hands played, and the balances
     (exact until here; a float is what the drawing needs)."""
@@ -271,7 +278,7 @@ class ViewHandler(Api):
             {
                 "lang": r.lang,
                 "live": mark,  # the page polls /app/api/live?v=… (bot.miniapp.live)
-                "strings": texts.strings(r.lang),
+                "strings": texts.strings(r.lang, _units(standings)),
                 "me": {
                     "name": self.name,
                     "admin": self.place.role is Role.ADMIN,
@@ -316,19 +323,45 @@ class _Recording(Api):
         lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
         self.write({"ok": False, "error": self.renderer(lang).alert(msgid, params)})
 
+    async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
+        """The reply as the chat shows a typed command's, with its Undo button, under a line
+        saying who recorded it in the app. The record stands if Telegram refuses the message."""
+        out = r.render(reply)
+        code = "<code>" + html.escape(text) + "</code>"
+        name = html.escape(self.name)
+        who = r._("{name} in the app: {command}", name=name, command=code)
+        parts = split_text(f"{who}\n{out.text}")
+        thread = self.place.thread_id or None
+        bot = self.env.application.bot
+        try:
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                await bot.send_message(
+                    self.place.chat_id,
+                    part,
+                    parse_mode=ParseMode.HTML,
+                    message_thread_id=thread,
+                    reply_markup=markup(out) if last else None,
+                )
+        except TelegramError:
+            log.warning("could not post a hand recorded in the app", exc_info=True)
+
 
 class CheckHandler(_Recording):
-    """POST `{form}`: would it be recorded? Run and rolled back; the refusal's reason if not."""
+    """POST `{form}` (`/app/api/check`, `/app/api/preview`): what the chat would reply, from the
+    service's dry run (run, then rolled back: the same code path as recording); the refusal's
+    reason if it would be refused."""
 
     async def post(self) -> None:
         text, request = None, None
         try:
             text, request = await self.request_of(self.body().get("form"))
-            await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
+            answer = await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:
             await self.refused(err.msgid, err.params)
             return
-        self.write({"ok": True, "command": text})
+        out = self.renderer(answer.lang).render(answer.reply)
+        self.write({"ok": True, "command": text, "html": out.text.split("\n")})
 
 
 class RecordHandler(_Recording):
@@ -354,30 +387,44 @@ class RecordHandler(_Recording):
             await self.post_in_chat(r, reply, text)
         lines = r.hand(reply.view) if isinstance(reply, Recorded) else []
         command = guard.recorded(reply, text)
-        self.write({"ok": True, "command": command, "repeated": repeated, "html": lines})
+        self.write(
+            {
+                "ok": True,
+                "command": command,
+                "repeated": repeated,
+                "html": lines,
+                "reply": r.render(reply).text.split("\n"),
+                "event": reply.view.event_id if isinstance(reply, Recorded) else None,
+                "undone": isinstance(reply, Recorded) and reply.view.undone,
+            }
+        )
 
-    async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
-        """The reply as the chat shows a typed command's, with its Undo button, under a line
-        saying who recorded it in the app. The record stands if Telegram refuses the message."""
-        out = r.render(reply)
-        code = "<code>" + html.escape(text) + "</code>"
-        name = html.escape(self.name)
-        who = r._("{name} in the app: {command}", name=name, command=code)
-        parts = split_text(f"{who}\n{out.text}")
-        thread = self.place.thread_id or None
-        bot = self.env.application.bot
+
+class UndoHandler(_Recording):
+    """POST `{key, event}`: undo that record as its Undo button in the chat would (the same
+    permission rules: `ledger.undo`), once per key; the undo is posted in the chat."""
+
+    async def post(self) -> None:
+        data = self.body()
         try:
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                await bot.send_message(
-                    self.place.chat_id,
-                    part,
-                    parse_mode=ParseMode.HTML,
-                    message_thread_id=thread,
-                    reply_markup=markup(out) if last else None,
-                )
-        except TelegramError:
-            log.warning("could not post a hand recorded in the app", exc_info=True)
+            key = str(uuid.UUID(str(data.get("key"))))
+        except ValueError:
+            raise tornado.web.HTTPError(400) from None
+        event = data.get("event")
+        if type(event) is not int or event <= 0:
+            raise tornado.web.HTTPError(400)
+        ctx = self.ctx("[undo]", update_id_of(key, self.place.chat_id))
+        try:
+            answer = await self.env.service.perform(ctx, Undo(event_id=event))
+        except ServiceError as err:
+            await self.refused(err.msgid, err.params)
+            return
+        r, reply = self.renderer(answer.lang), answer.reply
+        if isinstance(reply, Info):  # a repeated key: said once already
+            self.write({"ok": True, "reply": [r.alert(reply.msgid, reply.params)]})
+            return
+        await self.post_in_chat(r, reply, "[" + r._("Undo") + "]")
+        self.write({"ok": True, "reply": r.render(reply).text.split("\n")})
 
 
 def routes(env: Env) -> list[tuple[str, type[Api], dict[str, Any]]]:
@@ -386,6 +433,8 @@ def routes(env: Env) -> list[tuple[str, type[Api], dict[str, Any]]]:
         (r"/app/api/view", ViewHandler, args),
         (r"/app/api/history", HistoryHandler, args),
         (r"/app/api/check", CheckHandler, args),
+        (r"/app/api/preview", CheckHandler, args),
         (r"/app/api/record", RecordHandler, args),
+        (r"/app/api/undo", UndoHandler, args),
         (r"/app/api/.*", Api, args),  # anything else: authenticated, then 405
     ]

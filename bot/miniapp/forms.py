@@ -43,10 +43,22 @@ class FormError(ValueError):
 Label = Callable[[int], str]  # how a seat is written: its number, or its player's name
 
 
-def _seat(value: Any) -> int:
-    if type(value) is not int or not 1 <= value <= 4:
+def _seat(value: Any, most: int = 4) -> int:
+    if type(value) is not int or not 1 <= value <= most:
         raise FormError("seat")
     return value
+
+
+FREE_SEATS = 10  # a free table seats 2–10
+AMOUNT = re.compile(r"\d{1,7}(?:\.\d{1,2})?")  # exact, at most two decimals, as /s and /pay take
+
+
+def _amount(value: Any, signed: bool) -> str:
+    text = value if isinstance(value, str) else ""
+    sign, digits = (text[0], text[1:]) if text[:1] in "+-" and text else ("", text)
+    if not AMOUNT.fullmatch(digits) or (signed and not sign) or (sign and not signed):
+        raise FormError("amount")
+    return sign + digits
 
 
 def _points(value: Any) -> str:
@@ -115,11 +127,35 @@ def _report(form: Mapping[str, Any], label: Label) -> str:
     return " ".join(words)
 
 
+def _score(form: Mapping[str, Any], label: Label) -> str:
+    """`/s 1+30 2-10 3`: the boxes filled, then the balancing player (no number)."""
+    words, seen = ["/s"], set()
+    for entry in _list(form.get("entries"), FREE_SEATS):
+        if not isinstance(entry, Mapping):
+            raise FormError("entry")
+        seat = _seat(entry.get("player"), FREE_SEATS)
+        seen.add(seat)
+        words.append(label(seat) + _amount(entry.get("amount"), signed=True))
+    if form.get("balance") is not None:
+        seat = _seat(form["balance"], FREE_SEATS)
+        if seat in seen:
+            raise FormError("balance")
+        words.append(label(seat))
+    return " ".join(words)
+
+
+def _pay(form: Mapping[str, Any], label: Label) -> str:
+    payer, payee = (_seat(form.get(k), FREE_SEATS) for k in ("payer", "payee"))
+    return f"/pay {label(payer)} {label(payee)} {_amount(form.get('amount'), signed=False)}"
+
+
 _COMMANDS: dict[str, Callable[[Mapping[str, Any], Label], str]] = {
     "hu": _hu,
     "gang": _gang,
     "liuju": lambda form, label: "/liuju",
     "report": _report,
+    "score": _score,
+    "pay": _pay,
 }
 _NAME = re.compile(r"[^\W\d_][\w.-]{0,31}")  # one plain word: a name the parser reads back
 
@@ -134,9 +170,9 @@ def command(form: Any, label: Label = str) -> str:
 def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
     """The command and its request (`ParseError` when the parser refuses it). The command names
     the players from `seats` where the parser reads the name as that player (one plain word, no
-    other seat of that name, not a keyword): else it keeps the number."""
+    other seat of that name, not a keyword): else it keeps the number. A seat the parser cannot
+    number (a free table's 5th to 10th) is named whenever its name is plain."""
     text = command(form)
-    wanted = parse(text)
     folded = [(name or "").casefold() for name in seats]
 
     def name(seat: int) -> str:
@@ -145,6 +181,12 @@ def request(form: Any, seats: Sequence[str | None] = ()) -> tuple[str, Request]:
         return given if plain and given else str(seat)
 
     named = command(form, name)
+    try:
+        wanted = parse(text)
+    except ParseError:  # a free table's seat 5 to 10: the parser reads seats 1 to 4 only
+        if named == text:
+            raise
+        return named, parse(named)
     try:
         same = parse(named) == _named(wanted, name)
     except ParseError:

@@ -4,8 +4,13 @@ no catalog of its own). Keys are what `static/app.js` asks for; `tiles`, the til
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from html import unescape
+
 from bot.commands import labels
 from bot.i18n import N_, translator
+from bot.presentation.render_free import unit_title
+from scoring.games import Unit
 
 PAGE: dict[str, str] = {
     "standings": N_("Standings"),
@@ -50,6 +55,21 @@ PAGE: dict[str, str] = {
     "money": N_("Money"),
     "join": N_("Join at the table"),
     "join_hint": N_("Friends at the table scan this with their phone to open it."),
+    "checking": N_("Checking…"),
+    "preview": N_("The chat will show"),
+    "result": N_("Recorded"),
+    "undo": N_("Undo"),
+    "by_tiles": N_("🀄 By tiles"),
+    "round": N_("Round"),
+    "transfer": N_("Transfer"),
+    "sign": N_("plus or minus"),
+    "balance": N_("Takes the balance"),
+    "balance_hint": N_(
+        "The player chosen here scores what makes the round sum to zero; a box left empty is 0."
+    ),
+    "payer": N_("Who pays"),
+    "payee": N_("To whom"),
+    "amount": N_("Amount"),
 }
 
 
@@ -69,16 +89,17 @@ TILES: dict[str, str] = {
 }
 
 
-def strings(lang: str) -> dict[str, object]:
+def strings(lang: str, units: Iterable[str] = ()) -> dict[str, object]:
     """The page's words and the game's names (ways to win, patterns, flags, kongs, units) in
-    `lang`."""
+    `lang`; `units` adds the titles of free games' units (`free:斗地主`: `Free points · 斗地主`)."""
     _ = translator(lang).gettext
+    free = {unit: unescape(unit_title(_, unit)) for unit in units if Unit.of(unit) is Unit.FREE}
     return {
         "page": {key: _(msgid) for key, msgid in PAGE.items()},
         "win": {key: _(msgid) for key, msgid in labels.WIN.items()},
         "pattern": {key: _(msgid) for key, msgid in labels.PATTERN.items()},
         "flag": {key: _(msgid) for key, msgid in labels.FLAG.items()},
         "kong": {key: _(msgid) for key, msgid in labels.KONG.items()},
-        "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()},
+        "unit": {key: _(msgid) for key, msgid in labels.UNIT.items()} | free,
         "tiles": {key: _(msgid) for key, msgid in TILES.items()},
     }
