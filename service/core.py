@@ -26,6 +26,7 @@ from service import (
     mahjong,
     me,
     rating,
+    repeats,
     stakes,
     tables,
     views,
@@ -35,6 +36,7 @@ from service.context import Ctx
 from service.errors import N_
 from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
+    Again,
     Chart,
     Claim,
     Export,
@@ -94,6 +96,17 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
 }
 
 
+def again(tx: Tx, req: Again) -> Reply:
+    """[Record again]: the content of the record the two-minute rule's question named,
+    recorded once more at the open table, as typed then (its command text)."""
+    event = repeats.check_again(tx, req)
+    request = repeats.request_of(event)
+    tx.again = True
+    tx.ctx = replace(tx.ctx, text=event.text)
+    return WRITES[type(request)](tx, request)
+
+
+WRITES[Again] = again
 T = TypeVar("T")
 
 
@@ -193,7 +206,10 @@ class Service:
             chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
             return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
-        reply = use_case(tx, request)
+        try:
+            reply = use_case(tx, request)
+        except repeats.Repeat as question:  # the same as the last record: ask, record nothing
+            return Answer(question.ask, tx.chat.lang)
         work.event_id = tx.event_id
         return Answer(reply, tx.chat.lang)
 

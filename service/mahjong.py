@@ -25,6 +25,7 @@ from scoring.mahjong_model import (
     WinType,
 )
 from service import players as who
+from service import repeats
 from service.errors import N_, ServiceError
 from service.hand_tiles import NO_TILES, HandsRead, read_hands
 from service.ledger import fresh_view, pay_out, record
@@ -53,7 +54,8 @@ def gang(tx: Tx, req: Gang) -> Recorded:
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
     data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
-    event = record(tx, table, EventKind.KONG, data)
+    same = repeats.content(tx, table, people, req)
+    event = record(tx, table, EventKind.KONG, data, same=same)
     return Recorded(view=fresh_view(event, [], people))
 
 
@@ -67,14 +69,16 @@ def hu(tx: Tx, req: Hu) -> Recorded:
         tiles.apply(i, _win(tx, table, people, clause, kongs))
         for i, clause in enumerate(req.clauses)
     )
-    return _settle(tx, table, people, balances, wins, kongs.settling(), tiles)
+    same = repeats.content(tx, table, people, req)
+    return _settle(tx, table, people, balances, wins, kongs.settling(), tiles, same)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
     people, balances = who.seated_with_balances(tx, table, UNIT)
     kongs = tuple(k for _, k in _pending_kongs(tx, table))
-    return _settle(tx, table, people, balances, (), kongs)
+    same = repeats.content(tx, table, people, req)
+    return _settle(tx, table, people, balances, (), kongs, same=same)
 
 
 def _settle(
@@ -85,6 +89,7 @@ def _settle(
     wins: tuple[Win, ...],
     kongs: tuple[Kong, ...],
     tiles: HandsRead = NO_TILES,
+    same: Any = None,
 ) -> Recorded:
     hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
@@ -105,7 +110,7 @@ def _settle(
         "seats": list(table.seats),
     }
     winners = [people[w.winner].name for w in wins]
-    event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners))
+    event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners), same=same)
     transfers = _transfers(tx, table, event.id, result)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:

@@ -104,6 +104,8 @@ def seat_of(
 
 
 def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
+    if ref.kind is RefKind.ID:
+        return [i for i, p in enumerate(players) if str(p.id) == ref.value]
     if ref.kind is RefKind.SEAT:
         n = int(ref.value) - 1
         return [n] if 0 <= n < len(players) else []

@@ -15,6 +15,7 @@ class RefKind(StrEnum):
     NAME = "name"  # a first name or guest name (case-insensitive)
     USERNAME = "username"  # "@user" (stored without the @)
     ME = "me"  # "me" / "我": the sender
+    ID = "id"  # a player by id (a record's content recorded again: `service.repeats`)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,13 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class Again:
+    """[Record again]: the content of record `event_id` once more (the two-minute rule)."""
+
+    event_id: int
+
+
+@dataclass(frozen=True)
 class Standings:
     season: int | None = None  # an archived season's number
 
@@ -279,6 +287,7 @@ Request = (
     | Score
     | Pay
     | Undo
+    | Again
     | Standings
     | History
     | Settle

@@ -20,7 +20,7 @@ from bot.commands.callback_data import (
 )
 from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, translator
-from bot.presentation import render_beyond
+from bot.presentation import render_beyond, render_records
 from bot.presentation.numbers import fmt
 from bot.presentation.render_free import (
     free_lines,
@@ -109,6 +109,11 @@ NOT_CONCEALED = N_(
     "ℹ️ {name}'s hand was scored as not concealed (门清 not given): if it was concealed, /undo "
     "and write it again with mq."
 )
+
+
+def _shaped(shaped: render_records.Shaped) -> Out:
+    text, rows = shaped
+    return Out(text, tuple(tuple(Button(label, data) for label, data in row) for row in rows))
 
 
 class Renderer:
@@ -555,6 +560,12 @@ class Renderer:
             ),
         )
         return Out(text, buttons)
+
+    def _repeatask(self, v: r.RepeatAsk) -> Out:
+        return _shaped(render_records.repeat_ask(self._, v, quote(v.view.text)))
+
+    def _undopick(self, v: r.UndoPick) -> Out:
+        return _shaped(render_records.undo_pick(self._, v, [quote(c.text) for c in v.choices]))
 
     def _resetdone(self, v: r.ResetDone) -> Out:
         text = self._(
