@@ -35,10 +35,11 @@ from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import tables
+from storage.gateway import stats, tables
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
+MAX_KONGS = 4  # a player's kongs in one hand: its four sets
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
 
 
@@ -53,6 +54,16 @@ def gang(tx: Tx, req: Gang) -> Recorded:
         raise ServiceError(N_("Whose tile was konged?"), usage=USAGE_GANG)
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
+    had = sum(1 for _, k in _pending_kongs(tx, table) if k.konger == konger)
+    if had >= MAX_KONGS:
+        raise ServiceError(
+            N_(
+                "{name} already has {n} kongs in this hand, the most a hand can hold (four sets"
+                " and a pair). If one of them was wrong, /undo takes back the last record."
+            ),
+            name=people[konger].name,
+            n=MAX_KONGS,
+        )
     data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
     same = repeats.content(tx, table, people, req)
     event = record(tx, table, EventKind.KONG, data, same=same)
@@ -98,9 +109,14 @@ def _settle(
         raise ServiceError(
             N_("This hand cannot be scored: {problem}"), problem=ERROR_CODES.get(err.code, str(err))
         ) from err
+    unsaid = [  # 门清 not written though it may have been: the win's line says "not 门清"
+        i
+        for i, w in enumerate(wins)
+        if menqing_unsaid(hand, w) and i not in tiles.hands  # tiles say whether it was 门清
+    ]
     data = {
         "wins": [
-            _win_data(w, v, table) | tiles.data(i)
+            _win_data(w, v, table) | tiles.data(i) | ({"unsaid": True} if i in unsaid else {})
             for i, (w, v) in enumerate(zip(wins, result.values, strict=True))
         ],
         "kongs": [_kong_data(k, table) for k in kongs],
@@ -117,12 +133,11 @@ def _settle(
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = fresh_view(event, transfers, people)
-    unsaid = tuple(
-        people[w.winner].name
-        for i, w in enumerate(wins)
-        if menqing_unsaid(hand, w) and i not in tiles.hands  # tiles say whether it was 门清
-    )
-    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
+    # The long hint once per player and season: the win's line says "not 门清" every time.
+    unsure = [people[wins[i].winner] for i in unsaid]
+    first = stats.first_reminders(tx.db, tx.season.id, "menqing", [p.id for p in unsure])
+    remind = tuple(dict.fromkeys(p.name for p in unsure if p.id in first))
+    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=remind)
 
 
 def _win(

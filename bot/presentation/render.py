@@ -237,17 +237,19 @@ class Renderer:
             if p.reason != "kong":
                 by_winner.setdefault(p.payee or "?", []).append(p)
         for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
-            lines.append(self.win_line(winner, win["value"]))
+            lines.append(self.win_line(winner, win["value"], unsaid=win.get("unsaid", False)))
             lines += [reading_line(self._, win["tiles"])] if "tiles" in win else []
             lines += [self.payment(p) for p in paid]
         lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
 
-    def win_line(self, winner: str, value: Mapping[str, Any]) -> str:
-        """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`."""
+    def win_line(self, winner: str, value: Mapping[str, Any], *, unsaid: bool = False) -> str:
+        """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`; `unsaid`: 门清 was not
+        written though it may have been ("not 门清")."""
         pattern = value["pattern"] + (str(value["groups"]) if value["pattern"] == "qidui" else "")
         parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
         parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
+        parts += [self._("not 门清")] if unsaid else []
         if value["formula"] != "small_pao":  # a small hand on a discard pays 2 or 4, no unit
             parts.append(
                 self._(

@@ -231,7 +231,8 @@ def last_record(db: Connection, table_id: int, season_id: int) -> EventRow | Non
 
 def hands_numbered(db: Connection, season_id: int, hand_no: int) -> list[EventRow]:
     """The season's hands and transfers numbered `hand_no`, one per table that has one."""
-    return every(EventRow, db.execute(_HANDS_NUMBERED, {"season_id": season_id, "hand_no": hand_no}))
+    params = {"season_id": season_id, "hand_no": hand_no}
+    return every(EventRow, db.execute(_HANDS_NUMBERED, params))
 
 
 def hand_by_number(db: Connection, table_id: int, season_id: int, hand_no: int) -> EventRow | None:
