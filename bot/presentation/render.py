@@ -153,7 +153,7 @@ class Renderer:
     def _param(self, key: str, value: object) -> str:
         """A message parameter: rule texts and game names are translated, the rest (what a
         member typed, too) neutralised and escaped."""
-        if key == "problem":
+        if key in ("problem", "family"):
             return self._(str(value))
         if key in ("game", "wanted"):
             return "/".join(self._(labels.GAME.get(g, g)) for g in str(value).split("/"))

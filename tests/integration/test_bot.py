@@ -208,7 +208,7 @@ async def test_forum_topics_have_their_own_tables(bot: Harness) -> None:
     assert entries[0].message_thread_id == 11
     reply = await bot.text(ANN, "/r 1=60 2=0 3=40 4=0 out 1 3", FORUM, thread=22)
     assert "510K hand" in reply
-    assert "This command is for" in await bot.text(ANN, "/hu Ann zimo", FORUM, thread=22)
+    assert "This is a mahjong command" in await bot.text(ANN, "/hu Ann zimo", FORUM, thread=22)
 
 
 async def test_group_migration_moves_the_records(bot: Harness) -> None:

@@ -158,7 +158,7 @@ async def test_the_round_buttons_need_a_free_table(bot: Harness) -> None:
     assert "free table" in await bot.text(ANN, "/s")
     await bot.seat()
     assert "free table" in await bot.text(ANN, "/s")
-    assert "This command is for free" in await bot.text(ANN, "/s Ann+1 Bob")
+    assert "This is a free scoring command" in await bot.text(ANN, "/s Ann+1 Bob")
 
 
 async def test_record_tapped_twice_records_the_round_once(bot: Harness) -> None:

@@ -70,7 +70,7 @@ def cast(bot: BotUnderTest) -> tuple[Chat, list[User]]:
 
 
 # Why a self-draw by a seat number may be refused: there is no full mahjong table.
-NO_TABLE = ("⚠️ No table is open here", "⚠️ The table has", "⚠️ This command is for mahjong")
+NO_TABLE = ("⚠️ No table is open here", "⚠️ The table has", "⚠️ This is a mahjong command")
 
 
 def answered(outcome: Outcome) -> None:
