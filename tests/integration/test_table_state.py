@@ -140,7 +140,7 @@ def test_two_members_undoing_the_same_mistake_undo_one_hand(tmp_path: Path) -> N
     assert said[6].endswith("[Undo] [Cancel]")
     assert said[7].startswith("↩️ Undone: hand #1") and "Dealer" not in said[7]
     assert said[8] == "⚠️ That record was already undone."
-    assert said[9].startswith("⚠️ This table has no hand #9 in this season")
+    assert said[9].startswith("⚠️ This season has no hand #9")
     assert last_standings(out) == {"Li": 9, "Wang": -3, "Zhang": -3, "Chen": -3}
 
 
