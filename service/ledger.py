@@ -184,8 +184,14 @@ def _target(tx: Tx, req: Undo) -> EventRow | UndoAsk | UndoPick | None:
 
 def _numbered(tx: Tx, hand_no: int) -> EventRow | UndoPick:
     """`/undo <n>`: the record /history numbers #n (numbers count per table): the one there
-    is, or, where several tables of the season have a live #n, the question which."""
-    found = book.hands_numbered(tx.db, tx.season.id, hand_no)
+    is, or, where several tables of the season (of this chat, or of this forum topic) have a
+    live #n, the question which."""
+    here = tx.ctx.thread_id  # a forum topic's tables (each topic numbers its own)
+    found = [
+        e
+        for e in book.hands_numbered(tx.db, tx.season.id, hand_no)
+        if (t := tables.table_by_id(tx.db, e.table_id or 0)) is not None and t.thread_id == here
+    ]
     if not found:
         raise ServiceError(
             N_("This season has no hand #{n}; /history lists the hands with their numbers."),

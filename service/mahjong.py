@@ -65,8 +65,7 @@ def gang(tx: Tx, req: Gang) -> Recorded:
             n=MAX_KONGS,
         )
     data = {"kong": _kong_data(Kong(konger, req.kind, source), table)}
-    same = repeats.content(tx, table, people, req)
-    event = record(tx, table, EventKind.KONG, data, same=same)
+    event = record(tx, table, EventKind.KONG, data)  # two like kongs in a row are two kongs
     return Recorded(view=fresh_view(event, [], people))
 
 

@@ -1,6 +1,6 @@
-"""The two-minute rule: a record with the same content as its table's last record, sent again
-within two minutes of it (by anyone, typed, by buttons or in the Mini App), is not recorded
-until someone says it is a second one ([Record again]: `Again`).
+"""The two-minute rule: a hand, 510K report, free round or transfer with the same content as its
+table's last record, sent again within two minutes of it (by anyone, typed, by buttons or in
+the Mini App), is not recorded until someone says it is a second one ([Record again]: `Again`).
 
 Each record keeps its content in its data (`"same"`): the request with every player named by
 id, so the comparison and the record again do not depend on who typed it or how (`我`, a seat
@@ -24,7 +24,6 @@ from service.replies import HandView, RepeatAsk
 from service.requests import (
     Again,
     ChainKong,
-    Gang,
     Hu,
     HuClause,
     Liuju,
@@ -42,10 +41,10 @@ from storage.gateway import tables
 from storage.models import EventRow, PlayerRow, TableRow
 
 WINDOW = timedelta(minutes=2)
-Recordable = Hu | Gang | Liuju | Report | Score | Pay
+Recordable = Hu | Liuju | Report | Score | Pay  # not a kong: two like kongs are two kongs
 _CLASSES: dict[str, type[Any]] = {
     c.__name__: c
-    for c in (Hu, HuClause, ChainKong, Gang, Liuju, Report, ReportEntry, Score, ScoreEntry, Pay)
+    for c in (Hu, HuClause, ChainKong, Liuju, Report, ReportEntry, Score, ScoreEntry, Pay)
 }
 _ENUMS: dict[str, type[StrEnum]] = {e.__name__: e for e in (WinType, Pattern, KongKind, RefKind)}
 

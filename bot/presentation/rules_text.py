@@ -135,12 +135,13 @@ TABLE_RULES = (
 RECORD_RULES = (
     N_(
         "Repeats: a record with the same content as its table's last record (the same hand with "
-        "its kongs and flags, kong, 510K report, free round or transfer; players however they "
+        "its kongs and flags, 510K report, free round or transfer; players however they "
         "are named, a report's entries in any order, a round by its scores), sent again within "
         "two minutes of that record's time by anyone (typed, by buttons or in the Mini App), is "
         "not recorded: the bot asks. Record again records it once, however often and by "
         "whomever it is pressed; No drops it. There is no question after two minutes, when the "
-        "last record was undone, or at another table."
+        "last record was undone or is a kong (two like kongs in a row are two kongs), or at "
+        "another table."
     ),
     N_(
         "Undo by number: /undo 7 takes the number /history shows (numbers count per table); "
