@@ -152,7 +152,7 @@ def test_hands_are_numbered_per_table_and_season(tmp_path: Path) -> None:
                 "Wang: /new mahjong",
                 "Wang: /seats Wang Li Zhang Chen",
                 "Wang: /hu Wang zimo",
-                "Wang: /hu Wang zimo",
+                "Wang: /hu Li zimo",
                 "Wang: /new 510k",
                 "Wang: /r Wang=50 Li=30 Zhang=20 Chen=0 out Wang Li Zhang",
                 "Wang: /reset confirm",
