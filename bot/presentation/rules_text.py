@@ -155,7 +155,7 @@ RECORD_RULES = (
     ),
     N_(
         "门清: a win written without mq, though nothing rules it out, is scored as not concealed "
-        "and its line says \"not 门清\"; the longer reminder comes once per player and season."
+        'and its line says "not 门清"; the longer reminder comes once per player and season.'
     ),
     N_(
         "Language: a chat's replies are in its language, set by its first command (the "
