@@ -13,6 +13,7 @@ from storage.models import utcnow
 from tests.emulator.api import OutboxEntry, User
 from tests.integration import test_bot
 from tests.integration.test_bot import ANN, BOB, CAT, DAN, GROUP, ZHANG, Harness
+from tests.integration.test_evening_rules import buttons, wizard_to_flags
 
 bot = test_bot.bot  # the fixture: the real Application over the emulated Bot API
 
@@ -137,11 +138,15 @@ async def test_the_question_survives_a_restart(bot: Harness, clock: Clock) -> No
     assert len(await hands(bot)) == 2
 
 
-async def test_the_wizard_path_asks_too(bot: Harness, clock: Clock) -> None:
+async def test_the_button_wizard_asks_too(bot: Harness, clock: Clock) -> None:
+    """Typed first, then the same hand tapped in the /hu wizard: the question, not hand #2."""
     await bot.seat()
-    await bot.say(ANN, "/hu Ann zimo")
-    asked = await bot.text(BOB, "/hu Ann 自摸")
-    assert "same as hand #1" in asked
+    await bot.say(ANN, "/hu Ann pao Bob")
+    screen = await wizard_to_flags(bot, "点炮 on a discard", "鸡胡 plain hand")
+    (screen,) = await bot.press(ANN, screen, buttons(screen)["Done"])
+    entries = await bot.press(ANN, screen, buttons(screen)["Record"])
+    assert any("same as hand #1" in e.plain_text for e in entries), entries
+    assert len(await hands(bot)) == 1
 
 
 # --- /undo <n>: the number /history shows --------------------------------------------------
