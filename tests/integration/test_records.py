@@ -8,7 +8,10 @@ from datetime import timedelta
 
 import pytest
 
+from service import insight, views
+from service.requests import Stats
 from storage.gateway import ledger
+from storage.unit_of_work import reading
 from storage.models import utcnow
 from tests.emulator.api import OutboxEntry, User
 from tests.integration import test_bot
@@ -261,3 +264,19 @@ async def test_join_at_a_full_table_is_one_sentence(bot: Harness) -> None:
     await bot.seat()
     said = await bot.text(ZHANG, "/join")
     assert "The table is full: all 4 seats are taken, so 张三 cannot join. To play in" in said
+
+
+async def test_the_seasons_count_live_hands_as_stats_does(bot: Harness) -> None:
+    """The Seasons list (the Mini App's page and /seasons read it) counts what /stats counts:
+    hands not undone."""
+    await bot.seat()
+    for how in ("zimo", "pao Bob", "zimo mq"):
+        await bot.say(ANN, f"/hu Ann {how}")
+    await bot.say(ANN, "/undo")
+    seasons = await bot.text(ANN, "/seasons")
+    assert ", 2 hands" in seasons, seasons
+    service = bot.app.bot_data["service"]
+    with reading(service.engine) as db:
+        [line] = views.seasons(db, GROUP.id).seasons
+        stats = insight.stats(db, GROUP.id, Stats())
+    assert line.hands == stats.mahjong_hands == 2
