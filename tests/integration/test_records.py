@@ -11,8 +11,8 @@ import pytest
 from service import insight, views
 from service.requests import Stats
 from storage.gateway import ledger
-from storage.unit_of_work import reading
 from storage.models import utcnow
+from storage.unit_of_work import reading
 from tests.emulator.api import OutboxEntry, User
 from tests.integration import test_bot
 from tests.integration.test_bot import ANN, BOB, CAT, DAN, GROUP, ZHANG, Harness
