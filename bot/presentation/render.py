@@ -547,21 +547,7 @@ class Renderer:
         return Out("\n".join(lines), buttons)
 
     def _undoask(self, v: r.UndoAsk) -> Out:
-        what = self._("hand #{n}", n=v.hand_no) if v.hand_no is not None else self._("the kong")
-        text = self._(
-            "{name} has just undone a record. Undo one more, {what} — {text}? "
-            "(Typed: /undo confirm.)",
-            name=escape(v.undone_by),
-            what=what,
-            text=f"<i>{quote(v.text)}</i>",
-        )
-        buttons = (
-            (
-                Button(self._("Undo"), undo_data(v.event_id)),
-                Button(self._("Cancel"), cancel_data()),
-            ),
-        )
-        return Out(text, buttons)
+        return _shaped(render_records.undo_ask(self._, v, quote(v.text)))
 
     def _repeatask(self, v: r.RepeatAsk) -> Out:
         return _shaped(render_records.repeat_ask(self._, v, quote(v.view.text)))

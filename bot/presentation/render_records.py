@@ -1,4 +1,5 @@
-"""The two-minute rule's question and /undo's "which table?": texts and their buttons."""
+"""The questions about records: the two-minute rule's, /undo's "one more?" and "which
+table?": texts and their buttons."""
 
 from __future__ import annotations
 
@@ -23,15 +24,29 @@ def what(_: Gettext, view: r.HandView) -> str:
     return _("hand #{n}", n=view.hand_no)
 
 
+def undo_ask(_: Gettext, v: r.UndoAsk, quoted: str) -> Shaped:
+    """A bare /undo right after another member's undo: one more?"""
+    what = _("hand #{n}", n=v.hand_no) if v.hand_no is not None else _("the kong")
+    typed = f"<i>{quoted}</i>"
+    text = _(
+        "{name} has just undone a record. Undo one more, {what} — {text}? (Typed: /undo confirm.)",
+        name=escape(v.undone_by),
+        what=what,
+        text=typed,
+    )
+    return text, (((_("Undo"), undo_data(v.event_id)), (_("Cancel"), cancel_data())),)
+
+
 def repeat_ask(_: Gettext, v: r.RepeatAsk, quoted: str) -> Shaped:
     """The same content as the table's last record, within two minutes: record again?"""
+    typed = f"<i>{quoted}</i>"
     text = _(
         "This is the same as {what}, recorded {seconds} s ago by {name}: {text}\n"
         "Nothing is recorded yet. If it really is another one, press Record again.",
         what=what(_, v.view),
         seconds=v.seconds,
         name=escape(v.view.recorded_by),
-        text=f"<i>{quoted}</i>",
+        text=typed,
     )
     buttons = (((_("Record again"), again_data(v.view.event_id)), (_("No"), cancel_data())),)
     return text, buttons
