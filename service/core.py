@@ -27,6 +27,7 @@ from service import (
     me,
     people,
     rating,
+    repeats,
     stakes,
     tables,
     views,
@@ -36,6 +37,7 @@ from service.context import Ctx
 from service.errors import N_
 from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
+    Again,
     Chart,
     Claim,
     Export,
@@ -105,7 +107,25 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
 }
 
 
+def again(tx: Tx, req: Again) -> Reply:
+    """[Record again]: the content of the record the two-minute rule's question named,
+    recorded once more at the open table, as typed then (its command text)."""
+    event = repeats.check_again(tx, req)
+    request = repeats.request_of(event)
+    tx.again = True
+    tx.ctx = replace(tx.ctx, text=event.text)
+    return WRITES[type(request)](tx, request)
+
+
+WRITES[Again] = again
 T = TypeVar("T")
+
+
+def language_of(telegram_code: str | None) -> str | None:
+    """A Telegram language code as the chat's language (Chinese or English); None: none."""
+    if not telegram_code:
+        return None
+    return "zh" if telegram_code.lower().startswith("zh") else "en"
 
 
 @dataclass(frozen=True)
@@ -153,11 +173,23 @@ class Service:
         """Let go of the database's connections (the bot is stopping)."""
         await asyncio.to_thread(self.engine.dispose)
 
-    def chat_language(self, chat_id: int) -> str | None:
-        """The chat's chosen language, if it set one."""
+    def chat_language(
+        self, chat_id: int, thread_id: int = 0, sender_language: str | None = None
+    ) -> str | None:
+        """The chat's language: set by `/set lang`, or by its first command (the sender's
+        Telegram language then, `sender_language`: kept from now on); None while neither."""
         with self.uow.read() as db:
             chat = chats.get_chat(db, chat_id)
-            return chat.lang if chat else None
+            if chat is not None and chat.lang is not None:
+                return chat.lang
+        lang = language_of(sender_language)
+        if lang is None:
+            return None
+        with self.uow.chat(chat_id, thread_id) as work:
+            if work.chat.lang is None:
+                work.chat.lang = lang
+                chats.save_settings(work.db, work.chat)
+            return work.chat.lang
 
     def move_chat(self, old_id: int, new_id: int) -> str:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
@@ -210,12 +242,18 @@ class Service:
         self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
-        if ctx.chat_title and ctx.chat_title != work.chat.title:  # /me names groups by it
-            work.chat.title = ctx.chat_title
+        first_lang = language_of(ctx.actor.language) if work.chat.lang is None else None
+        if first_lang:  # the chat's first command: its language, kept (`chat_language`)
+            work.chat.lang = first_lang
+        if (ctx.chat_title and ctx.chat_title != work.chat.title) or first_lang:
+            work.chat.title = ctx.chat_title or work.chat.title  # /me names groups by it
             chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
             return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
-        reply = use_case(tx, request)
+        try:
+            reply = use_case(tx, request)
+        except repeats.Repeat as question:  # the same as the last record: ask, record nothing
+            return Answer(question.ask, tx.chat.lang)
         work.event_id = tx.event_id
         return Answer(reply, tx.chat.lang)
 
@@ -234,7 +272,10 @@ class Service:
         with self.uow.read() as db:
             chat = chats.get_chat(db, ctx.chat_id)
             reply = self._view(db, ctx, request)
-            return Answer(reply, chat.lang if chat else None)
+            lang = chat.lang if chat else None
+        if lang is None:  # the chat's first command (a look): it sets the chat's language
+            lang = self.chat_language(ctx.chat_id, ctx.thread_id, ctx.actor.language)
+        return Answer(reply, lang)
 
     def _view(self, db: Connection, ctx: Ctx, request: Request) -> Reply:
         match request:

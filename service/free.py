@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from scoring import ERROR_CODES
 from scoring.errors import ScoringError
 from scoring.free import round_scores, transfer
 from scoring.games import EventKind, Game, free_unit
 from service import players as who
+from service import repeats
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, pay_out, record
 from service.records import points
 from service.replies import Recorded
-from service.requests import Pay, Score
+from service.requests import Pay, PlayerRef, RefKind, Score, ScoreEntry
 from service.tables import require_table
 from service.unit import Tx
 from storage.models import PlayerRow, TableRow, TransferRow
@@ -46,7 +47,13 @@ def score(tx: Tx, req: Score) -> Recorded:
         seats.append((seat, entry.amount))
     scores = _checked(lambda: round_scores(seats, range(len(people))), USAGE_S)
     net = {people[s].id: amount for s, amount in scores.items()}
-    return _record(tx, table, people, balances, EventKind.HAND, net, "score")
+    entries = tuple(  # the round as its scores: however it was written
+        ScoreEntry(PlayerRef(RefKind.ID, str(pid)), amount)
+        for pid, amount in sorted(net.items())
+        if amount
+    )
+    same = repeats.content(tx, table, people, Score(entries))
+    return _record(tx, table, people, balances, EventKind.HAND, net, "score", same)
 
 
 def pay(tx: Tx, req: Pay) -> Recorded:
@@ -55,7 +62,8 @@ def pay(tx: Tx, req: Pay) -> Recorded:
     payer = people[who.seat_of(tx, table, req.payer, people)]
     payee = people[who.seat_of(tx, table, req.payee, people)]
     net = _checked(lambda: transfer(payer.id, payee.id, req.amount), USAGE_PAY)
-    return _record(tx, table, people, balances, EventKind.PAY, net, "pay")
+    same = repeats.content(tx, table, people, req)
+    return _record(tx, table, people, balances, EventKind.PAY, net, "pay", same)
 
 
 def _checked(compute: Callable[[], T], usage: str) -> T:
@@ -77,6 +85,7 @@ def _record(
     kind: EventKind,
     net: Mapping[int, Fraction],
     reason: str,
+    same: Any,
 ) -> Recorded:
     """Record the event and its transfers: a round as one payment per score (the table pays
     a positive score, takes a negative one), a transfer as one payment between the two."""
@@ -87,7 +96,7 @@ def _record(
         "unit": unit,
         "net": {str(pid): str(amount) for pid, amount in net.items()},
     }
-    event = record(tx, table, kind, data)
+    event = record(tx, table, kind, data, same=same)
     if kind is EventKind.PAY:
         (payer,) = [pid for pid, a in net.items() if a < 0]
         (payee,) = [pid for pid, a in net.items() if a > 0]

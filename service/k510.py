@@ -13,6 +13,7 @@ from scoring.games import EventKind, Game, Unit
 from scoring.k510 import marathon_add, marathon_finished, score_hand, score_marathon
 from scoring.k510_model import MarathonState, Report510k, Result510k
 from service import players as who
+from service import repeats
 from service.errors import N_, ServiceError
 from service.ledger import pay_out, record, recorded_view
 from service.records import as_record, points
@@ -53,7 +54,8 @@ def report(tx: Tx, req: Report) -> Recorded:
         ) from err
     if result is not None:
         data["result"] = _result_data(result)
-    event = record(tx, table, EventKind.HAND, data)
+    same = repeats.content(tx, table, people, req)
+    event = record(tx, table, EventKind.HAND, data, same=same)
     transfers = [] if result is None else _transfers(tx, table, event.id, result, data)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     return Recorded(view=recorded_view(tx, event, transfers, people), progress=progress)

@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game
-from service import rating
+from service import rating, repeats
 from service.errors import N_, Forbidden, ServiceError
-from service.replies import HandView, Info, Payment, UndoAsk, Undone
+from service.replies import HandView, Info, Payment, UndoAsk, Undone, UndoPick
 from service.requests import Undo
 from service.squaring import hand_par, par_weights
 from service.unit import Tx
@@ -92,12 +92,12 @@ def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, st
     )
 
 
-def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | Info:
+def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
     """Revert one record by appending an undo that names it. The table's last record is
     reverted as if never written (a hand's dealer comes back, its kongs are pending again); an
     older hand takes its kongs along and leaves the dealer as is."""
     target = _target(tx, req)
-    if target is None or isinstance(target, UndoAsk):
+    if target is None or isinstance(target, UndoAsk | UndoPick):
         return target or Info(N_("Nothing to undo."))
     table = tables.table_by_id(tx.db, target.table_id) if target.table_id else None
     last = _last_record(tx, target)
@@ -177,34 +177,52 @@ def _pending(tx: Tx, kong: EventRow) -> bool:
     return hand is None or hand.seq < kong.seq
 
 
-def _target(tx: Tx, req: Undo) -> EventRow | UndoAsk | None:
+def _target(tx: Tx, req: Undo) -> EventRow | UndoAsk | UndoPick | None:
     if req.event_id is not None:
         return _check(tx, book.event_by_id(tx.db, req.event_id))
     table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if req.hand_no is not None:
-        if table is None:
-            raise ServiceError(
-                N_("No table is open here, so there is no hand #{n}."), n=req.hand_no
-            )
-        hand = book.hand_by_number(tx.db, table.id, tx.season.id, req.hand_no)
-        if hand is None:
-            raise ServiceError(
-                N_("This table has no hand #{n} in this season; /history lists the hands."),
-                n=req.hand_no,
-            )
-        return _check(tx, hand)
+        return _numbered(tx, req.hand_no)
     if table is None:
         return None
     kinds = (*book.RECORDS, EventKind.UNDO)
     latest = book.last_live_event(tx.db, table.id, tx.season.id, kinds)
     if latest is None:
         return None
+    if req.confirm and latest.kind != EventKind.UNDO:
+        raise ServiceError(
+            N_(
+                "Nothing is waiting for a confirmation: /undo confirm answers the question after"
+                " another member's undo. To undo the table's last record, send /undo."
+            )
+        )
     if latest.kind == EventKind.UNDO:
         target = book.last_live_event(tx.db, table.id, tx.season.id)
         if target is not None and not req.confirm and latest.recorded_by != tx.ctx.actor.user_id:
             return UndoAsk(target.id, target.hand_no, target.text, latest.recorded_by_name)
         return target
     return latest
+
+
+def _numbered(tx: Tx, hand_no: int) -> EventRow | UndoPick:
+    """`/undo <n>`: the record /history numbers #n (numbers count per table): the one there
+    is, or, where several tables of the season (of this chat, or of this forum topic) have a
+    live #n, the question which."""
+    here = tx.ctx.thread_id  # a forum topic's tables (each topic numbers its own)
+    found = [
+        e
+        for e in book.hands_numbered(tx.db, tx.season.id, hand_no)
+        if (t := tables.table_by_id(tx.db, e.table_id or 0)) is not None and t.thread_id == here
+    ]
+    if not found:
+        raise ServiceError(
+            N_("This season has no hand #{n}; /history lists the hands with their numbers."),
+            n=hand_no,
+        )
+    live = [e for e in found if e.undone_by is None]
+    if len(live) > 1:
+        return UndoPick(hand_no, tuple(hand_views(tx.db, live)))
+    return _check(tx, live[0] if live else found[-1])
 
 
 def _check(tx: Tx, event: EventRow | None) -> EventRow:
@@ -252,10 +270,20 @@ def pay_out(
 
 
 def record(
-    tx: Tx, table: TableRow, kind: EventKind, data: dict[str, Any], tiles: str = ""
+    tx: Tx,
+    table: TableRow,
+    kind: EventKind,
+    data: dict[str, Any],
+    tiles: str = "",
+    *,
+    same: Any = None,
 ) -> EventRow:
     """Append a hand or kong of `table` to the ledger (numbered in the chat); `tiles`: a hand's
-    winning tiles, for /export."""
+    winning tiles, for /export; `same`: its content (`service.repeats.content`), kept with it,
+    and the two-minute rule checked first (raises `repeats.Repeat`: nothing is written)."""
+    if same is not None:
+        repeats.guard(tx, table, same, lambda last: hand_views(tx.db, [last])[0])
+        data = {**data, "same": same}
     event = book.add_event(
         tx.db,
         tx.chat,

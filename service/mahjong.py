@@ -25,6 +25,7 @@ from scoring.mahjong_model import (
     WinType,
 )
 from service import players as who
+from service import repeats
 from service.errors import N_, ServiceError
 from service.hand_tiles import NO_TILES, HandsRead, read_hands
 from service.ledger import fresh_view, pay_out, record, recorded_view
@@ -34,10 +35,11 @@ from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import tables
+from storage.gateway import stats, tables
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
+MAX_KONGS = 4  # a player's kongs in one hand: its four sets
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
 
 
@@ -52,9 +54,20 @@ def gang(tx: Tx, req: Gang) -> Recorded:
         raise ServiceError(N_("Whose tile was konged?"), usage=USAGE_GANG)
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
+    pending = _pending_kongs(tx, table)  # a kong of someone who left (/sub) is not theirs
+    had = sum(1 for _, k, stand in pending if k.konger == konger and konger not in stand)
+    if had >= MAX_KONGS:
+        raise ServiceError(
+            N_(
+                "{name} already has {n} kongs in this hand, the most a hand can hold (four sets"
+                " and a pair). If one of them was wrong, /undo takes back the last record."
+            ),
+            name=people[konger].name,
+            n=MAX_KONGS,
+        )
     kong = _kong_data(Kong(konger, req.kind, source), table)
     data = {"kong": kong | {"seats": list(table.seats)}}  # who sat where: see `_kong_from`
-    event = record(tx, table, EventKind.KONG, data)
+    event = record(tx, table, EventKind.KONG, data)  # two like kongs in a row are two kongs
     return Recorded(view=fresh_view(event, [], people))
 
 
@@ -73,7 +86,8 @@ def hu(tx: Tx, req: Hu) -> Recorded:
     )
     stands = [(k, stand) for _, k, stand in pending if stand]
     settling = (*kongs.settling(), *left)
-    return _settle(tx, table, people, balances, wins, settling, tiles, stands)
+    same = repeats.content(tx, table, people, req)
+    return _settle(tx, table, people, balances, wins, settling, tiles, stands, same)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
@@ -82,7 +96,8 @@ def liuju(tx: Tx, req: Liuju) -> Recorded:
     pending = _pending_kongs(tx, table)
     kongs = tuple(k for _, k, _ in pending)
     stands = [(k, stand) for _, k, stand in pending if stand]
-    return _settle(tx, table, people, balances, (), kongs, stands=stands)
+    same = repeats.content(tx, table, people, req)
+    return _settle(tx, table, people, balances, (), kongs, stands=stands, same=same)
 
 
 def _settle(
@@ -94,6 +109,7 @@ def _settle(
     kongs: tuple[Kong, ...],
     tiles: HandsRead = NO_TILES,
     stands: Sequence[tuple[Kong, StandIns]] = (),
+    same: Any = None,
 ) -> Recorded:
     hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
@@ -102,9 +118,14 @@ def _settle(
         raise ServiceError(
             N_("This hand cannot be scored: {problem}"), problem=ERROR_CODES.get(err.code, str(err))
         ) from err
+    unsaid = [  # 门清 not written though it may have been: the win's line says "not 门清"
+        i
+        for i, w in enumerate(wins)
+        if menqing_unsaid(hand, w) and i not in tiles.hands  # tiles say whether it was 门清
+    ]
     data = {
         "wins": [
-            _win_data(w, v, table) | tiles.data(i)
+            _win_data(w, v, table) | tiles.data(i) | ({"unsaid": True} if i in unsaid else {})
             for i, (w, v) in enumerate(zip(wins, result.values, strict=True))
         ],
         "kongs": [_kong_data(k, table, _stand_of(k, stands)) for k in kongs],
@@ -114,19 +135,18 @@ def _settle(
         "seats": list(table.seats),
     }
     winners = [people[w.winner].name for w in wins]
-    event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners))
+    event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners), same=same)
     transfers = _transfers(tx, table, event.id, result, stands)
     pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = recorded_view(tx, event, transfers, people)
-    unsaid = tuple(
-        people[w.winner].name
-        for i, w in enumerate(wins)
-        if menqing_unsaid(hand, w) and i not in tiles.hands  # tiles say whether it was 门清
-    )
-    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=unsaid)
+    # The long hint once per player and season: the win's line says "not 门清" every time.
+    unsure = [people[wins[i].winner] for i in unsaid]
+    first = stats.first_reminders(tx.db, tx.season.id, "menqing", [p.id for p in unsure])
+    remind = tuple(dict.fromkeys(p.name for p in unsure if p.id in first))
+    return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=remind)
 
 
 def _win(

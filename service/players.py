@@ -121,6 +121,8 @@ def seat_of(
 
 
 def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
+    if ref.kind is RefKind.ID:
+        return [i for i, p in enumerate(players) if str(p.id) == ref.value]
     if ref.kind is RefKind.SEAT:
         n = int(ref.value) - 1
         return [n] if 0 <= n < len(players) else []
@@ -133,8 +135,6 @@ def _match(tx: Tx, players: Sequence[PlayerRow], ref: PlayerRef) -> list[int]:
     if ref.kind is RefKind.USERNAME:
         want = ref.value.casefold()
         return [i for i, p in enumerate(players) if (p.username or "").casefold() == want]
-    if ref.kind is RefKind.ID:
-        return [i for i, p in enumerate(players) if str(p.id) == ref.value]
     want = names.clean(ref.value).casefold()
     exact = [i for i, p in enumerate(players) if p.name.casefold() == want]
     if exact:

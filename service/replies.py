@@ -116,6 +116,23 @@ class NewAsk:
 
 
 @dataclass(frozen=True)
+class RepeatAsk:
+    """The same content as the table's last record, within two minutes of it: nothing is
+    recorded until someone answers [Record again] (`Again`) or [No]."""
+
+    view: HandView  # the last record
+    seconds: int  # how long ago it was recorded
+
+
+@dataclass(frozen=True)
+class UndoPick:
+    """`/undo <n>` where several tables of the season have a #n: which one?"""
+
+    hand_no: int
+    choices: tuple[HandView, ...]
+
+
+@dataclass(frozen=True)
 class UndoAsk:
     """A bare /undo right after another member's undo: undo one more record?"""
 
@@ -565,6 +582,8 @@ Reply = (
     | ResetAsk
     | NewAsk
     | UndoAsk
+    | RepeatAsk
+    | UndoPick
     | ResetDone
     | SettingChanged
     | RulesView

@@ -15,7 +15,7 @@ class RefKind(StrEnum):
     NAME = "name"  # a first name or guest name (case-insensitive)
     USERNAME = "username"  # "@user" (stored without the @)
     ME = "me"  # "me" / "我": the sender
-    ID = "id"  # a player's id (a button's answer: the player it names)
+    ID = "id"  # a player by id (a button's answer; a record's content recorded again)
     NEW = "new"  # a name confirmed as a new guest (a button's answer to "did you mean …?")
 
 
@@ -200,6 +200,13 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class Again:
+    """[Record again]: the content of record `event_id` once more (the two-minute rule)."""
+
+    event_id: int
+
+
+@dataclass(frozen=True)
 class Standings:
     season: int | None = None  # an archived season's number
 
@@ -325,6 +332,7 @@ Request = (
     | Score
     | Pay
     | Undo
+    | Again
     | Standings
     | History
     | Settle

@@ -38,14 +38,28 @@ def seats_usage(cap: int) -> str:
     return "/seats " + (" ".join("ABCD"[:cap]) if cap <= 4 else "A B [C …]")
 
 
+#: What a command of a game is called, and how to open a table for it (a command at a table
+#: of another game says so).
+FAMILIES = {
+    Game.MAHJONG: (N_("mahjong"), "/new mahjong"),
+    Game.K510: (N_("510K"), "/new 510k | /new 510k3"),
+    Game.K510_3: (N_("510K"), "/new 510k | /new 510k3"),
+    Game.FREE: (N_("free scoring"), "/new free [name]"),
+}
+
+
 def require_table(tx: Tx, *games: Game) -> TableRow:
     """The open table of this chat or topic, of one of `games`, with every seat taken."""
     table = _open(tx)
     if games and Game(table.game) not in games:
+        family, usage = FAMILIES[games[0]]
         raise ServiceError(
-            N_("This command is for {wanted}; the open table plays {game}."),
-            usage=USAGE_NEW,
-            wanted="/".join(g.value for g in games),
+            N_(
+                "This is a {family} command, and the open table plays {game}. To play {family},"
+                " open a table for it first:"
+            ),
+            usage=usage,
+            family=family,
             game=table.game,
         )
     need = Game(table.game).min_seats
@@ -205,7 +219,13 @@ def join(tx: Tx, req: Join) -> TableView | NameAsk:
         table.seats = [*table.seats[:at], player.id, *table.seats[at + 1 :]]
     elif len(table.seats) >= capacity(table):
         raise ServiceError(
-            N_("The table is full. Change the seating with:"), usage="/seats A B C D"
+            N_(
+                "The table is full: all {n} seats are taken, so {name} cannot join. To play"
+                " in someone's place, give the whole seating again."
+            ),
+            usage="/seats A B C D",
+            n=capacity(table),
+            name=player.name,
         )
     else:
         table.seats = [*table.seats, player.id]

@@ -23,3 +23,4 @@ class Tx:
     # use case's first look at it (`service.tables`); None: not read then, or none is open.
     table_read: TableRow | None = None
     table_was_read: bool = False
+    again: bool = False  # [Record again]: the two-minute rule said, and was answered, "again"

@@ -354,6 +354,18 @@ class Outbox(OutboxRow, table=True):
     )
 
 
+class Reminder(SQLModel, table=True):
+    """A long hint given to a player once in a season (revision 0021: `menqing`, the 门清
+    reminder). No foreign keys: a row left behind by a merged player or a moved chat only
+    means a hint that is given once more."""
+
+    __tablename__ = "reminder"
+
+    season_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    player_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    hint: str = Field(primary_key=True)
+
+
 def core_table(model: type[SQLModel]) -> Table:
     """The Core table of a table model: what the gateway's statements are built on."""
     found = model.__table__  # type: ignore[attr-defined]
@@ -379,3 +391,4 @@ rating_sitting = core_table(RatingSitting)
 balance_mark = core_table(BalanceMark)
 app_link = core_table(AppLink)
 outbox = core_table(Outbox)
+reminder = core_table(Reminder)

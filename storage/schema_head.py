@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0020_people"
+HEAD = "0021_records"
 
 
 def current(engine: Engine) -> str | None:

@@ -53,7 +53,7 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 
 def needs_admin_check(request: Request) -> bool:
     """Admin-only requests, /settle (an admin gets the button that archives the season), and
-    an Undo button (another table's hand needs an admin)."""
+    an Undo button or `/undo <n>` (another table's hand needs an admin)."""
     return isinstance(request, (*ADMIN_ONLY, Settle, Rename)) or (  # /rename: or oneself
-        isinstance(request, Undo) and request.event_id is not None
+        isinstance(request, Undo) and (request.event_id is not None or request.hand_no is not None)
     )

@@ -16,8 +16,8 @@ from bot.commands.callback_data import name_request, new_request, parse_press, p
 from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
-from service.replies import Info
-from service.requests import Claim, Request, Reset, Undo
+from service.replies import Info, Recorded
+from service.requests import Again, Claim, Request, Reset, Undo
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
@@ -63,6 +63,14 @@ async def undo(
     await confirmed(update, context, renderer, Undo(event_id=int(arg)), "undo", once=True)
 
 
+async def again(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """[Record again] under the two-minute rule's question: recorded once, however often and
+    by however many it is pressed."""
+    await confirmed(update, context, renderer, Again(event_id=int(arg)), "again", once=True)
+
+
 async def new_table(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
 ) -> None:
@@ -99,6 +107,8 @@ async def confirmed(
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return
+    if isinstance(reply, Recorded) and reply.repeated:  # pressed again: recorded already
+        reply = Info(N_("Already recorded."))
     if isinstance(reply, Info):  # nothing new happened (a repeat, a stale button): just say so
         await answer(query, renderer.alert(reply.msgid, reply.params))
         await drop_buttons(query)
@@ -171,6 +181,7 @@ async def name_answer(
 #: A press's action (`callback_data.Press.action`) → its handler.
 ACTIONS: Mapping[str, Press] = {
     "undo": undo,
+    "again": again,
     "w": wizard.step,  # the /hu wizard
     "f": score_buttons.step,  # the /s buttons
     "new": new_table,

@@ -26,8 +26,14 @@ def service(context: ContextTypes.DEFAULT_TYPE) -> Service:
 async def renderer_for(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Renderer:
     """The chat's language (its setting, read from the database), else the sender's."""
     chat, user = update.effective_chat, update.effective_user
-    chat_lang = await asyncio.to_thread(service(context).chat_language, chat.id) if chat else None
-    return Renderer(pick_language(chat_lang, user.language_code if user else None))
+    code = user.language_code if user else None
+    thread = thread_of(update.effective_message)
+    chat_lang = (
+        await asyncio.to_thread(service(context).chat_language, chat.id, thread, code)
+        if chat
+        else None
+    )
+    return Renderer(pick_language(chat_lang, code))
 
 
 def renderer_of(answer: Answer, update: Update) -> Renderer:

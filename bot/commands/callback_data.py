@@ -16,6 +16,11 @@ def undo_data(event_id: int) -> str:
     return f"{VERSION}:undo:{event_id}"
 
 
+def again_data(event_id: int) -> str:
+    """[Record again]: the content of record `event_id` once more (the two-minute rule)."""
+    return f"{VERSION}:again:{event_id}"
+
+
 def reset_data(season_id: int) -> str:
     return f"{VERSION}:reset:{season_id}"
 
@@ -138,8 +143,8 @@ def _id(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # "undo" | "reset" | "new" | "me" | "nm" ("did you mean …?") | "cancel" | "w"
-    # (/hu wizard) | "f" (/s buttons)
+    action: str  # undo, again, reset, new, me, nm ("did you mean …?"), cancel, card,
+    # w (/hu wizard), f (/s buttons)
     arg: str
 
 
@@ -151,7 +156,7 @@ def parse_press(data: str | None) -> Press | None:
     if len(parts) < 2 or parts[0] != VERSION:
         return None
     action, arg = parts[1], parts[2] if len(parts) == 3 else ""
-    if action in ("undo", "reset"):
+    if action in ("undo", "reset", "again"):
         return Press(action, arg) if _id(arg) else None
     if action == "new":
         return Press(action, arg) if new_request(arg) is not None else None

@@ -9,6 +9,7 @@ from bot.commands.words import OUT
 from bot.i18n import N_
 from service.requests import PlayerRef, Report, ReportEntry
 
+_GLUED = re.compile(r"^(?P<name>.*[^\d/=])(?P<points>\d+(?:/\d+)?)$")  # 阿明60, 阿明60/10
 _AROUND_EQUALS = re.compile(r"\s*([=/])(?:\s+(?=[0-9]))?")  # "A = 30 / 10" → "A=30/10"
 
 
@@ -41,6 +42,34 @@ def _entry(word: str, usage: str) -> ReportEntry:
     )
 
 
+def _glued(word: str, usage: str) -> tuple[ReportEntry, str] | None:
+    """`阿明60` or `阿明60/10`: a name (not ending in a digit) and its points without the `=`;
+    None for a word that is no such thing. Points it cannot be (`阿明65`, `Bob2130`) are
+    refused with the entry as it should be written; a number alone says to name the player."""
+    match = _GLUED.match(word)
+    if match is None:
+        if word[:1].isdigit() and word.replace("/", "").isdigit():
+            raise ParseError(
+                N_("'{word}': write the player (seat or name), '=' and the points, like 1=60"),
+                usage,
+                word=show(word),
+            )
+        return None
+    written = f"{match['name']}={match['points']}"
+    try:
+        return _entry(written, usage), match["name"]
+    except ParseError as err:
+        raise ParseError(
+            N_(
+                "'{word}' is not an entry: write the player, '=' and the points, like"
+                " {example} (points are multiples of 5 from 0 to 100)"
+            ),
+            usage,
+            word=show(word),
+            example=show(written),
+        ) from err
+
+
 def parse_report(args: str) -> Report:
     """`/r A=30 B=20 C=40/10 D=10 out A C`: entries, then `out` and who went out, in order."""
     usage = USAGE["r"]
@@ -58,6 +87,9 @@ def parse_report(args: str) -> Report:
             out_words.append(word)
         elif word.lower() in OUT:
             in_out = True
+        elif glued := _glued(word, usage):  # `阿明60`, as phones type it: 阿明=60
+            entries.append(glued[0])
+            entry_words.append(glued[1])
         else:
             raise ParseError(
                 N_("'{word}' is not an entry like A=30 (is 'out' missing before it?)"),

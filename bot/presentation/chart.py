@@ -41,6 +41,11 @@ SYSTEM_CJK = (  # installed fonts that cover Chinese, best first
     "Noto Sans CJK JP",
 )
 FALLBACK = "DejaVu Sans"
+#: Installed emoji fonts matplotlib can draw with, best first. Noto Color Emoji (the
+#: fonts-noto-color-emoji package) is not one: its glyphs are fixed-size colour bitmaps, which
+#: matplotlib refuses ("Non-scalable fonts are not supported"), so it never enters the list of
+#: fonts matplotlib knows.
+SYSTEM_EMOJI = ("Noto Emoji", "Symbola", "OpenMoji", "Twemoji Mozilla", "Segoe UI Emoji")
 EMOJI_PACKAGE, EMOJI_FILE = "manimgx_fonts", "NotoEmoji[wght].ttf"  # Noto Emoji (OFL), monochrome
 DPI = 110
 # Inches: the plot, the margin left of it, each game's row (its title, plot, axis label), the
@@ -86,13 +91,17 @@ def cjk_family() -> str | None:
 @cache
 def emoji_family() -> str | None:
     """The family name of the emoji font (registered once), from the `manimgx-fonts`
-    dependency; None: not installed."""
+    dependency, else an emoji font installed on the system that matplotlib can draw with
+    (`SYSTEM_EMOJI`); None: neither."""
     spec = importlib.util.find_spec(EMOJI_PACKAGE)
     folder = Path(spec.origin).parent if spec is not None and spec.origin else None
     path = folder / EMOJI_FILE if folder is not None else None
     if path is None or not path.is_file():
-        log.warning("no emoji font found: emoji in names will show as boxes in pictures")
-        return None
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+        found = next((name for name in SYSTEM_EMOJI if name in installed), None)
+        if found is None:
+            log.warning("no emoji font found: emoji in names will show as boxes in pictures")
+        return found
     with _lock:
         font_manager.fontManager.addfont(str(path))
         return font_manager.get_font([str(path)]).family_name

@@ -1,7 +1,8 @@
 """/export's file: a season's ledger as CSV, its header in the chat's language, its times in
 the chat's time zone (/set tz), which the time column's header names.
 
-The cells stay as stored, whatever the language: games, reasons, names, exact amounts. The rows
+Names and exact amounts stay as stored; the words (games, reasons, the table, yes/no) are in the
+chat's language (English: the stored words, as before). The rows
 stream from the database into a file a batch at a time: each distinct time, name and amount is
 formatted once (`_Memo`), as `csv.writer` writes it, and a batch's lines are joined in one
 comprehension. Telegram takes a bot's upload up to 50 MB, and the upload is held in
@@ -27,6 +28,7 @@ from typing import IO, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.i18n import N_, translator
+from scoring.games import free_name
 from service.replies import ExportData, ExportRow
 
 K = TypeVar("K", bound=Hashable)
@@ -45,6 +47,22 @@ HEADER = (
 )
 TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
 YES_NO = ("yes", "no")  # undone or not
+#: The file's words in other languages than English (which writes them as stored): a word's
+#: message, the word with its column (the same word means one thing in a file).
+WORDS = {
+    "mahjong": N_("CSV game: mahjong"),
+    "510k": N_("CSV game: 510k"),
+    "510k3": N_("CSV game: 510k3"),
+    "free": N_("CSV game: free"),
+    "win": N_("CSV reason: win"),
+    "kong": N_("CSV reason: kong"),
+    "sealed": N_("CSV reason: sealed"),
+    "pay": N_("CSV reason: pay"),
+    "score": N_("CSV reason: score"),
+    TABLE: N_("CSV: (table)"),
+    "yes": N_("CSV undone: yes"),
+    "no": N_("CSV undone: no"),
+}
 CSV_DECIMALS = 6  # places for an amount with no exact decimal (a third); others are exact
 
 
@@ -69,7 +87,7 @@ def write_csv(data: ExportData, lang: str, out: IO[bytes]) -> None:
     formulas; written a batch of rows at a time as they stream."""
     out.write(_header(lang, data.tz).encode("utf-8-sig"))
     rows = iter(data.rows)
-    cells = _Cells(data.tz)
+    cells = _Cells(data.tz, lang)
     while batch := list(islice(rows, BATCH)):
         out.write(cells.text(batch).encode())
 
@@ -136,13 +154,26 @@ class _Cells:
     """A ledger's cells: its rows' values in the file's form (`ExportRow` has their order),
     each as `csv.writer` writes it (`_field`)."""
 
-    def __init__(self, zone: str) -> None:
+    def __init__(self, zone: str, lang: str = "en") -> None:
         self.zone = ZoneInfo(zone)
         self.stamps = _Memo(_field if zone == "UTC" else self._local)  # UTC: as the row has it
-        self.names: _Memo[str | None] = _Memo(_name)
         self.amounts = _Memo(_amount)
-        self.words = _Memo(_field)  # the reason: a word
         self.tiles = _Memo(_tiles)
+        gettext = translator(lang).gettext
+
+        def word(stored: str) -> str:
+            return stored if lang == "en" or stored not in WORDS else gettext(WORDS[stored])
+
+        def game(stored: str) -> str:  # a free game by its name (English: its stored unit)
+            named = free_name(stored)
+            return _cell(named) if named and lang != "en" else _cell(word(stored))
+
+        self.words: _Memo[str] = _Memo(lambda stored: _field(word(stored)))  # the reason
+        self.games: _Memo[str] = _Memo(lambda stored: _field(game(stored)))
+        self.names: _Memo[str | None] = _Memo(
+            lambda name: _field(word(TABLE) if name is None else _cell(name))
+        )
+        self.yes_no = tuple(word(w) for w in YES_NO)
 
     def _local(self, at: str) -> str:
         """A UTC time ("YYYY-MM-DD HH:MM:SS") in the chat's zone, to the second."""
@@ -152,12 +183,12 @@ class _Cells:
     def text(self, rows: Iterable[ExportRow]) -> str:
         """The CSV lines of `rows` (CRLF ends, as `csv.writer`'s)."""
         stamps, names, amounts, words = self.stamps, self.names, self.amounts, self.words
-        tiles = self.tiles
-        yes, no = YES_NO
+        tiles, games = self.tiles, self.games
+        yes, no = self.yes_no
         return "".join(
             [
                 f"{stamps[at]},{'' if hand_no is None else hand_no},"
-                f"{names[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
+                f"{games[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
                 f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no},"
                 f"{tiles[hand if reason in _WON else '']}\r\n"
                 for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand in rows
@@ -181,11 +212,6 @@ _WON = frozenset({"win", "sealed"})  # the payments of a win: the tiles column s
 def _tiles(text: str) -> str:
     """The tiles' field (several winners' are named: `老王: 123m …; 小李: …`)."""
     return _field(_cell(text))
-
-
-def _name(text: str | None) -> str:
-    """A name's (or a game's) field (None: the table)."""
-    return _field(TABLE if text is None else _cell(text))
 
 
 def _amount(stored: str) -> str:

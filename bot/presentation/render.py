@@ -19,7 +19,7 @@ from bot.commands.callback_data import (
 )
 from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, translator
-from bot.presentation import render_beyond, render_people
+from bot.presentation import render_beyond, render_people, render_records
 from bot.presentation.numbers import fmt
 from bot.presentation.render_free import (
     free_lines,
@@ -110,6 +110,11 @@ NOT_CONCEALED = N_(
 )
 
 
+def _shaped(shaped: render_records.Shaped) -> Out:
+    text, rows = shaped
+    return Out(text, tuple(tuple(Button(label, data) for label, data in row) for row in rows))
+
+
 class Renderer:
     """Renders replies in one language."""
 
@@ -147,7 +152,7 @@ class Renderer:
     def _param(self, key: str, value: object) -> str:
         """A message parameter: rule texts and game names are translated, the rest (what a
         member typed, too) neutralised and escaped."""
-        if key == "problem":
+        if key in ("problem", "family"):
             return self._(str(value))
         if key in ("game", "wanted"):
             return "/".join(self._(labels.GAME.get(g, g)) for g in str(value).split("/"))
@@ -231,17 +236,19 @@ class Renderer:
             if p.reason != "kong":
                 by_winner.setdefault(p.payee or "?", []).append(p)
         for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
-            lines.append(self.win_line(winner, win["value"]))
+            lines.append(self.win_line(winner, win["value"], unsaid=win.get("unsaid", False)))
             lines += [reading_line(self._, win["tiles"])] if "tiles" in win else []
             lines += [self.payment(p) for p in paid]
         lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
 
-    def win_line(self, winner: str, value: Mapping[str, Any]) -> str:
-        """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`."""
+    def win_line(self, winner: str, value: Mapping[str, Any], *, unsaid: bool = False) -> str:
+        """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`; `unsaid`: 门清 was not
+        written though it may have been ("not 门清")."""
         pattern = value["pattern"] + (str(value["groups"]) if value["pattern"] == "qidui" else "")
         parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
         parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
+        parts += [self._("not 门清")] if unsaid else []
         if value["formula"] != "small_pao":  # a small hand on a discard pays 2 or 4, no unit
             parts.append(
                 self._(
@@ -524,21 +531,13 @@ class Renderer:
         return Out("\n".join(lines), buttons)
 
     def _undoask(self, v: r.UndoAsk) -> Out:
-        what = self._("hand #{n}", n=v.hand_no) if v.hand_no is not None else self._("the kong")
-        text = self._(
-            "{name} has just undone a record. Undo one more, {what} — {text}? "
-            "(Typed: /undo confirm.)",
-            name=escape(v.undone_by),
-            what=what,
-            text=f"<i>{quote(v.text)}</i>",
-        )
-        buttons = (
-            (
-                Button(self._("Undo"), undo_data(v.event_id)),
-                Button(self._("Cancel"), cancel_data()),
-            ),
-        )
-        return Out(text, buttons)
+        return _shaped(render_records.undo_ask(self._, v, quote(v.text)))
+
+    def _repeatask(self, v: r.RepeatAsk) -> Out:
+        return _shaped(render_records.repeat_ask(self._, v, quote(v.view.text)))
+
+    def _undopick(self, v: r.UndoPick) -> Out:
+        return _shaped(render_records.undo_pick(self._, v, [quote(c.text) for c in v.choices]))
 
     def _resetdone(self, v: r.ResetDone) -> Out:
         text = self._(

@@ -158,6 +158,38 @@ TABLE_RULES = (
     N_("Hands are numbered per table and season, from 1."),
 )
 
+RECORD_RULES = (
+    N_(
+        "Repeats: a record with the same content as its table's last record (the same hand with "
+        "its kongs and flags, 510K report, free round or transfer; players however they "
+        "are named, a report's entries in any order, a round by its scores), sent again within "
+        "two minutes of that record's time by anyone (typed, by buttons or in the Mini App), is "
+        "not recorded: the bot asks. Record again records it once, however often and by "
+        "whomever it is pressed; No drops it. There is no question after two minutes, when the "
+        "last record was undone or is a kong (two like kongs in a row are two kongs), or at "
+        "another table."
+    ),
+    N_(
+        "Undo by number: /undo 7 takes the number /history shows (numbers count per table); "
+        "where several tables of the season have a live #7, the bot asks which. Another "
+        "table's record needs an admin. /undo confirm only answers the question after another "
+        "member's undo; with nothing waiting it is refused."
+    ),
+    N_(
+        "Kongs: a player has at most four kongs in a hand (four sets and a pair); a fifth /gang "
+        "is refused."
+    ),
+    N_(
+        "门清: a win written without mq, though nothing rules it out, is scored as not concealed "
+        'and its line says "not 门清"; the longer reminder comes once per player and season.'
+    ),
+    N_(
+        "Language: a chat's replies are in its language, set by its first command (the "
+        "sender's Telegram language then: Chinese for zh, else English) and kept whoever writes "
+        "later; /set lang zh|en changes it."
+    ),
+)
+
 FREE_RULES = N_(
     "Free scoring (/new free, /s, /pay): the bot checks only the arithmetic — a round's scores "
     "add up to 0 (one player written without a number takes the balance, players not named "
@@ -229,6 +261,7 @@ def rules_text(_: Gettext, v: RulesView) -> str:
             *K510_RULES,
             FREE_RULES,
             *TABLE_RULES,
+            *RECORD_RULES,
             *BEYOND_RULES,
             *SETTLE_RULES,
         )

@@ -84,7 +84,7 @@ _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
 )
 _HANDS_OF_SEASON = (
-    select(func.coalesce(func.sum(stat_hands.c.live + stat_hands.c.undone), 0))
+    select(func.coalesce(func.sum(stat_hands.c.live), 0))
     .where(stat_hands.c.season_id == season.c.id)
     .scalar_subquery()
 )
@@ -188,8 +188,8 @@ def last_hand_no(db: Connection, season_id: int, table_id: int) -> int | None:
 
 
 def seasons_with_hands(db: Connection, chat_id: int) -> list[tuple[SeasonRow, int]]:
-    """The chat's seasons, first first, each with its number of hands (undone ones too), as
-    kept with the season's statistics (`storage.gateway.stats`)."""
+    """The chat's seasons, first first, each with its number of live hands (not undone: as
+    /stats counts them), as kept with the season's statistics (`storage.gateway.stats`)."""
     rows = db.execute(_SEASONS, {"chat_id": chat_id})
     width = len(season.c)
     return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]

@@ -4,6 +4,7 @@ season balances kept beside them."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
@@ -53,6 +54,21 @@ _LAST_LIVE = (
     .where(*_OF_TABLE, event.c.kind.in_(bindparam("kinds", expanding=True)), _LIVE)
     .order_by(event.c.seq.desc())
     .limit(1)
+)
+_LAST_ANY = (  # the table's newest record, undone or not (the two-minute rule's "last record")
+    select(event)
+    .where(*_OF_TABLE, event.c.kind.in_(bindparam("kinds", expanding=True)))
+    .order_by(event.c.seq.desc())
+    .limit(1)
+)
+_HANDS_NUMBERED = (  # the season's records that carry a hand number, of every table
+    select(event)
+    .where(
+        event.c.season_id == bindparam("season_id"),
+        event.c.hand_no == bindparam("hand_no"),
+        event.c.kind.in_(NUMBERED),
+    )
+    .order_by(event.c.seq)
 )
 _HAND_BY_NO = select(event).where(*_OF_TABLE, event.c.hand_no == bindparam("hand_no"))
 _hand_before = (
@@ -200,6 +216,23 @@ def last_live_event(
     """The table's newest event of the season of these kinds that is not undone, with its data."""
     params = {"table_id": table_id, "season_id": season_id, "kinds": [k.value for k in kinds]}
     return first(EventRow, db.execute(_LAST_LIVE, params))
+
+
+def now() -> datetime:
+    """The ledger's clock: the time a record written now is stamped with."""
+    return utcnow()
+
+
+def last_record(db: Connection, table_id: int, season_id: int) -> EventRow | None:
+    """The table's newest hand, kong or transfer of the season, undone or not."""
+    params = {"table_id": table_id, "season_id": season_id, "kinds": [k.value for k in RECORDS]}
+    return first(EventRow, db.execute(_LAST_ANY, params))
+
+
+def hands_numbered(db: Connection, season_id: int, hand_no: int) -> list[EventRow]:
+    """The season's hands and transfers numbered `hand_no`, one per table that has one."""
+    params = {"season_id": season_id, "hand_no": hand_no}
+    return every(EventRow, db.execute(_HANDS_NUMBERED, params))
 
 
 def hand_by_number(db: Connection, table_id: int, season_id: int, hand_no: int) -> EventRow | None:

@@ -15,7 +15,15 @@ from sqlalchemy.engine import Connection
 
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
 from storage.gateway import Upsert
-from storage.models import TransferRow, stat_hands, stat_mate, stat_pair, stat_player, stat_win
+from storage.models import (
+    TransferRow,
+    reminder,
+    stat_hands,
+    stat_mate,
+    stat_pair,
+    stat_player,
+    stat_win,
+)
 
 #: Each statistics table: its key columns, and the columns that add up.
 STAT_TABLES: dict[str, tuple[Table, tuple[str, ...], tuple[str, ...]]] = {
@@ -162,3 +170,23 @@ def season_stats(db: Connection, season_id: int) -> SeasonStats:
         pairs[(payer, payee)] = pairs.get((payer, payee), Fraction(0)) + value * times
     hands = {unit: (int(live), int(undone)) for unit, live, undone in db.execute(_HANDS, params)}
     return SeasonStats(counts, wins, pairs, hands)
+
+
+_REMINDED = select(reminder.c.player_id).where(
+    reminder.c.season_id == bindparam("season_id"),
+    reminder.c.hint == bindparam("hint"),
+    reminder.c.player_id.in_(bindparam("ids", expanding=True)),
+)
+_REMIND = Upsert(reminder, lambda stmt: stmt.on_conflict_do_nothing())
+
+
+def first_reminders(db: Connection, season_id: int, hint: str, ids: Sequence[int]) -> set[int]:
+    """Of `ids`, the players not given `hint` yet this season; from now on they have been."""
+    if not ids:
+        return set()
+    params = {"season_id": season_id, "hint": hint, "ids": list(ids)}
+    new = set(ids) - set(db.execute(_REMINDED, params).scalars())
+    if new:
+        rows = [{"season_id": season_id, "hint": hint, "player_id": pid} for pid in sorted(new)]
+        db.execute(_REMIND.of(db), rows)
+    return new

@@ -160,10 +160,12 @@ def test_rating_matches_openskill_and_follows_an_undo(bots: Bots) -> None:
     for sitting in range(4):
         if sitting:
             assert "New table" in group.text(WANG, "/new mahjong confirm")  # the next sitting
-        played = []
+        played, command = [], ""
         for _ in range(3):
-            a, b = rng.sample(names, 2)
-            command = rng.choice([f"/hu {a} zimo", f"/hu {a} pao {b}", f"/hu {a} pao {b} pph"])
+            last = command  # the same hand right after it would be asked about: draw anew
+            while command == last:
+                a, b = rng.sample(names, 2)
+                command = rng.choice([f"/hu {a} zimo", f"/hu {a} pao {b}", f"/hu {a} pao {b} pph"])
             reply = group.say(LI, command)
             played.append((reply, nets_of(reply["plain_text"], names)))
         hands.append(played)

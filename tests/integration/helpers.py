@@ -12,8 +12,8 @@ from sqlalchemy.engine import Engine
 from bot.commands.parsing import parse
 from service.context import Actor, Ctx
 from service.core import Service
-from service.replies import Reply, StandingsView
-from service.requests import Request
+from service.replies import RepeatAsk, Reply, StandingsView
+from service.requests import Again, Request
 
 _update_ids = itertools.count(1)
 
@@ -28,10 +28,22 @@ def utc(value: Any) -> datetime:
 
 
 class Chat:
-    def __init__(self, engine: Engine, chat_id: int, admins: tuple[str, ...] = ()) -> None:
+    """People at one chat. They mean what they type: the two-minute rule's question (the same
+    result as the last record, again) is answered [Record again] at once, unless `ask_repeats`
+    (then the question is the reply)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        chat_id: int,
+        admins: tuple[str, ...] = (),
+        *,
+        ask_repeats: bool = False,
+    ) -> None:
         self.service = Service(engine)
         self.chat_id = chat_id
         self.admins = admins
+        self.ask_repeats = ask_repeats
 
     def actor(self, name: str) -> Actor:
         return Actor(abs(hash(name)) % 10**9 + 1, name, name.lower())
@@ -49,7 +61,11 @@ class Chat:
             update_id=next(_update_ids) if update_id is None else update_id,
             text=text,
         )
-        return self.service.execute(ctx, request)
+        reply = self.service.execute(ctx, request)
+        if isinstance(reply, RepeatAsk) and not self.ask_repeats:
+            again = Again(reply.view.event_id)
+            return self.press(name, again, text="[again]")
+        return reply
 
     def balances(self, unit: str = "mahjong", season: int | None = None) -> dict[str, Fraction]:
         text = "/standings" if season is None else f"/standings {season}"

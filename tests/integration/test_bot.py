@@ -178,10 +178,11 @@ async def test_anonymous_admin_may_change_settings(bot: Harness) -> None:
     assert "Only group admins" in await bot.text(DAN, "/set sisuang off")
 
 
-async def test_language_follows_the_sender_then_the_chat_setting(bot: Harness) -> None:
-    await bot.seat()
-    zh = await bot.text(ZHANG, "/standings")
-    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh.splitlines()[0])
+async def test_the_chat_keeps_its_first_command_s_language_then_its_setting(
+    bot: Harness,
+) -> None:
+    await bot.seat()  # Ann (English) opened the table: the chat speaks English
+    assert (await bot.text(ZHANG, "/standings")).startswith("Standings")  # a Chinese phone too
     await bot.say(ANN, "/set lang zh")
     assert any("\u4e00" <= ch <= "\u9fff" for ch in (await bot.text(DAN, "/help")))
     await bot.say(ANN, "/set lang en")
@@ -200,7 +201,11 @@ async def test_the_export_header_is_in_the_chat_language(bot: Harness) -> None:
     en, zh = ledgers["en"], ledgers["zh"]
     assert en[0] == "time (UTC),hand,game,payer,payee,amount,reason,recorded by,undone,tiles"
     assert zh[0] == "时间（UTC）,局,游戏,付分者,收分者,分数,原因,记录人,已撤销,手牌"
-    assert zh[1:] == en[1:]  # the cells stay as recorded, the amounts exact
+    # the words in the chat's language, names and exact amounts as recorded
+    assert [line.split(",")[5:6] for line in zh[1:]] == [line.split(",")[5:6] for line in en[1:]]
+    assert {line.split(",")[2] for line in zh[1:]} == {"510K"}
+    assert {line.split(",")[6] for line in zh[1:]} == {"得分"}
+    assert {line.split(",")[3] for line in zh[1:]} == {"（桌面）"}
     assert sorted(line.split(",")[5] for line in en[1:]) == ["22.5", "22.5", "7.5", "7.5"]
 
 
@@ -211,7 +216,7 @@ async def test_forum_topics_have_their_own_tables(bot: Harness) -> None:
     assert entries[0].message_thread_id == 11
     reply = await bot.text(ANN, "/r 1=60 2=0 3=40 4=0 out 1 3", FORUM, thread=22)
     assert "510K hand" in reply
-    assert "This command is for" in await bot.text(ANN, "/hu Ann zimo", FORUM, thread=22)
+    assert "This is a mahjong command" in await bot.text(ANN, "/hu Ann zimo", FORUM, thread=22)
 
 
 async def test_group_migration_moves_the_records(bot: Harness) -> None:
@@ -275,7 +280,8 @@ async def test_rules_list_the_words_for_the_same_thing(bot: Harness) -> None:
     rules = await bot.text(ANN, "/rules")
     assert "鸡胡 = 平胡 屁胡" in rules and "七大对 = 龙七对 龙七" in rules
     assert "点炮 = 放炮 放铳 放冲 接炮" in rules and "豪七 is refused" in rules
-    assert "同义词：自摸 = 自摸胡" in await bot.text(ZHANG, "/rules")
+    # another chat, whose first command is 张三's: it speaks Chinese
+    assert "同义词：自摸 = 自摸胡" in await bot.text(ZHANG, "/rules", FORUM)
 
 
 async def test_an_ambiguous_word_is_refused_with_the_choices(bot: Harness) -> None:
@@ -396,7 +402,7 @@ async def test_the_new_and_second_undo_buttons(bot: Harness) -> None:
     await bot.press(BOB, ask[0], confirm)  # pressed twice: refused, nothing changes
     assert bot.api.callback_answers[stale].show_alert
     await bot.say(CAT, "/r Ann=50 Bob=30 Cat=20 out Ann Bob")
-    await bot.say(CAT, "/r Ann=50 Bob=30 Cat=20 out Ann Bob")
+    await bot.say(CAT, "/r Ann=40 Bob=40 Cat=20 out Ann Bob")  # another hand, not a repeat
     await bot.say(ANN, "/undo")
     second = await bot.say(BOB, "/undo")
     assert "Ann has just undone a record" in second[0].plain_text

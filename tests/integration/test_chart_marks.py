@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -22,8 +23,8 @@ from bot.commands.parsing import parse
 from service import insight
 from service.context import Ctx
 from service.errors import ServiceError
-from service.replies import ChartSeries
-from service.requests import Chart
+from service.replies import ChartSeries, RepeatAsk
+from service.requests import Again, Chart
 from storage.gateway import chats, marks
 from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
@@ -68,7 +69,10 @@ class Forum(Chat):
             text=text,
         )
         with contextlib.suppress(ServiceError):  # /undo 3 with no hand #3…: refused
-            self.service.execute(ctx, parse(text))
+            reply = self.service.execute(ctx, parse(text))
+            if isinstance(reply, RepeatAsk):  # the same hand again: meant (Record again)
+                again = replace(ctx, update_id=next(_updates))
+                self.service.execute(again, Again(reply.view.event_id))
 
 
 def play(engine: Engine, steps: list[tuple[int, int]]) -> Forum:

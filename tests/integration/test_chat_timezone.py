@@ -29,8 +29,10 @@ async def test_history_and_export_in_the_chats_time_zone(bot: Harness) -> None:
     local = await bot.text(DAN, "/history")
     assert "(times: Asia/Shanghai, UTC+08:00)" in local.splitlines()[0]
     assert hand_time(local) - hand_time(utc) == timedelta(hours=8)
+    await bot.say(ANN, "/set lang zh")
     zh = await bot.text(ZHANG, "/history")
     assert "时间：Asia/Shanghai, UTC+08:00" in zh
+    await bot.say(ANN, "/set lang en")
     (file,) = [e for e in await bot.say(BOB, "/export") if e.media_kind == "document"]
     assert file.content is not None and "times in Asia/Shanghai" in file.plain_text
     header, first, *_ = file.content.decode("utf-8-sig").splitlines()

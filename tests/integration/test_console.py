@@ -14,6 +14,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
+ZH_SECTIONS = {"Mahjong points:": "麻将积分：", "510K scores:": "510K 得分："}
 LINE = re.compile(r"^\d+\. (?P<name>.+) (?P<amount>[+-]?\d+(?:\.\d+)?)$")
 
 
@@ -32,12 +33,16 @@ def console(db: Path, script: str, *admins: str) -> str:
 
 
 def last_standings(output: str, section: str = "Mahjong points:") -> dict[str, Fraction]:
-    """The balances of `section` in the last standings the output shows."""
-    block = output.rsplit("Standings of season", 1)[1]
+    """The balances of `section` in the last standings the output shows (a chat whose first
+    command was Chinese speaks Chinese: its standings are read alike)."""
+    marker = "Standings of season"
+    if marker not in output:
+        marker, section = "赛季积分", ZH_SECTIONS.get(section, section)
+    block = output.rsplit(marker, 1)[1]
     rows: dict[str, Fraction] = {}
     inside = False
-    for line in block.splitlines():
-        if line.endswith(":"):
+    for line in block.splitlines()[1:]:  # after the heading's line
+        if line.endswith((":", "：")):
             inside = line == section
             continue
         match = LINE.match(line)
@@ -104,14 +109,19 @@ def test_undo_button_and_typed_undo(tmp_path: Path) -> None:
 
 
 def test_510k_marathon_evening(tmp_path: Path) -> None:
-    hands = "".join("A: /r A=60 B=0 C=40 D=0 out A C\n" for _ in range(4))
+    # the same result four times: each repeat is asked about and confirmed (Record again)
+    hands = (
+        "A: /r A=60 B=0 C=40 D=0 out A C\n"
+        + "A: /r A=60 B=0 C=40 D=0 out A C\nB: [Record again]\n" * 3
+    )
     out = console(
         tmp_path / "k.sqlite3",
         f"A: /new 510k marathon\nA: /seats A B C D\n{hands}A: /standings\n",
     )
     # Each hand: A+C card points 120; after 4 hands 480 < 500: progress only.
     assert "Marathon after 4 hand(s)" in out
-    out = console(tmp_path / "k.sqlite3", "A: /r A=60 B=0 C=40 D=0 out A C\nA: /standings\n")
+    again = "A: /r A=60 B=0 C=40 D=0 out A C\nC: [Record again]\n"  # within two minutes
+    out = console(tmp_path / "k.sqlite3", again + "A: /standings\n")
     # 600 vs -200, B+D took no table points and never went out first: doubled;
     # winners' 1200 split 600 each, plus 10%: 660; losers -400 → -200 each.
     assert last_standings(out, "510K scores:") == {"A": 660, "C": 660, "B": -200, "D": -200}

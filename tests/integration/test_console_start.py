@@ -44,13 +44,15 @@ async def test_the_readme_example_works_as_printed(tmp_path: Path) -> None:
     out, _ = await play(tmp_path / "j.sqlite3", lines)
     assert "(no button" not in out and "⚠️" not in out
     assert "[撤销]" in out  # the hand was answered in Chinese, the English label pressed it
-    assert "↩️ Undone: hand #1" in out
+    # the chat's language is its first command's (老王's Chinese): Chen reads Chinese too
+    assert "↩️ 已撤销：第 1 局" in out and "Undone" not in out
 
 
 async def test_a_chinese_label_presses_an_english_button(tmp_path: Path) -> None:
-    lines = [*EVENING.splitlines(), "Chen: /hu Chen zimo", "老王: [撤销]"]
+    english = ["Chen: /new mahjong", "Chen: /join", "老王: /join", "小李: /join", "阿张: /join"]
+    lines = [*english, "Chen: /hu Chen zimo", "老王: [撤销]"]  # an English chat: Chen's first
     out, _ = await play(tmp_path / "j.sqlite3", lines)
-    assert "[Undo]" in out and "↩️" in out.split("[Undo]")[-1]  # Chen's English hand, undone
+    assert "[Undo]" in out and "↩️ Undone" in out.split("[Undo]")[-1]  # pressed by 撤销
     assert "(no button" not in out
 
 
@@ -60,7 +62,7 @@ async def test_the_console_says_which_database_it_opened_and_what_it_holds(
     db = tmp_path / "j.sqlite3"
     _, first = await play(db, [*EVENING.splitlines(), "老王: /hu 老王 自摸"])
     assert first == f"jifen console: {db}: a new database\n"
-    out, second = await play(db, ["老王: /hu 老王 自摸"])
+    out, second = await play(db, ["老王: /hu 小李 自摸"])  # another hand (not a repeat)
     assert second == f"jifen console: {db}: 1 chat(s), 1 hand(s); start fresh with --fresh\n"
     assert "第 2 局" in out  # the same ledger, continued
 

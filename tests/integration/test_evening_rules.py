@@ -41,6 +41,7 @@ async def test_seven_pairs_after_a_kong_is_refused_in_both_languages(bot: Harnes
     await bot.say(ANN, "/gang Ann bu Bob")
     en = await bot.text(CAT, "/hu Ann pao Cat qidui")
     assert "seven pairs hold no kong" in en
+    await bot.say(ANN, "/set lang zh")  # the chat's language (张三's phone does not choose it)
     zh = await bot.text(ZHANG, "/hu Ann pao Cat 七对")
     assert "七对不能有杠" in zh
     assert "Hand #" not in en + zh and "第 1 局" not in zh
@@ -125,5 +126,7 @@ async def test_an_unsaid_menqing_is_pointed_out_when_it_was_possible(bot: Harnes
     assert "Bob → Ann 4" in said and NOT_CONCEALED not in said
     for concealed_anyway in ("/hu Ann pao Bob qidui", "/hu Bob renhu", "/hu Ann pao Bob qqr"):
         assert NOT_CONCEALED not in await bot.text(CAT, concealed_anyway)
-    zh = await bot.text(ZHANG, "/hu Ann 自摸")
-    assert "按非门清计分" in zh and "门清" in zh
+    await bot.say(ANN, "/set lang zh")
+    zh = await bot.text(ZHANG, "/hu Ann 自摸")  # Ann was reminded already: the line says it
+    assert "非门清" in zh and "按非门清计分" not in zh
+    assert "按非门清计分" in await bot.text(ZHANG, "/hu Dan 自摸")  # Dan's first

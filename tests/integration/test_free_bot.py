@@ -76,6 +76,7 @@ async def test_chinese_forms_and_full_width_signs(bot: Harness) -> None:
     await bot.say(ANN, "/s Ann赢30 Bob输10 Cat")
     await bot.say(ANN, "/s Ann＋1.50 Bob－1.50")
     await bot.say(ANN, "/s Ann −2 Bob +2")
+    await bot.say(ANN, "/set lang zh")
     standings = await bot.text(ZHANG, "/standings")
     assert "1. Ann +29.5" in standings and "2. Bob -9.5" in standings
     assert "自由记分 · 斗地主" in standings
@@ -158,7 +159,7 @@ async def test_the_round_buttons_need_a_free_table(bot: Harness) -> None:
     assert "free table" in await bot.text(ANN, "/s")
     await bot.seat()
     assert "free table" in await bot.text(ANN, "/s")
-    assert "This command is for free" in await bot.text(ANN, "/s Ann+1 Bob")
+    assert "This is a free scoring command" in await bot.text(ANN, "/s Ann+1 Bob")
 
 
 async def test_record_tapped_twice_records_the_round_once(bot: Harness) -> None:

@@ -5,7 +5,7 @@ through the real Application."""
 
 from __future__ import annotations
 
-from tests.integration.test_bot import CAT, DAN, ZHANG, Harness, bot  # noqa: F401
+from tests.integration.test_bot import ANN, CAT, DAN, ZHANG, Harness, bot  # noqa: F401
 
 
 async def test_history_names_the_table_where_its_hands_were_at_several(bot: Harness) -> None:
@@ -19,5 +19,6 @@ async def test_history_names_the_table_where_its_hands_were_at_several(bot: Harn
     starts = [line.split()[0] for line in lines if line.startswith(("#", "—"))]
     assert starts == ["—", "#1", "#2", "—", "#1"]
     assert lines[1] == "— Mahjong table —" and "— 510K table —" in lines
+    await bot.say(ANN, "/set lang zh")
     zh = await bot.text(ZHANG, "/history")
     assert "— 麻将桌 —" in zh and "— 510K 桌 —" in zh

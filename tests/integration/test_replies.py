@@ -123,7 +123,7 @@ def test_several_winners_each_with_their_payments(zh: str, en: str) -> None:
     assert reply(zh, "🀄 第 4 局")[1:6] == [
         "• 小李 胡：点炮 · 七大对 · 门清 · 基数 4 × 4 倍 = 16",
         "  阿张 → 小李 24 · 大胡点炮：16 的一倍半",
-        "• 陈 胡：点炮 · 碰碰胡 · 基数 3 × 2 倍 = 6",
+        "• 陈 胡：点炮 · 碰碰胡 · 非门清 · 基数 3 × 2 倍 = 6",
         "  阿张 → 陈 9 · 大胡点炮：6 的一倍半",
         "本局积分：老王 0 · 小李 +24 · 阿张 -33 · 陈 +9",
     ]
@@ -131,7 +131,7 @@ def test_several_winners_each_with_their_payments(zh: str, en: str) -> None:
         "• Li wins: 点炮 on a discard · 七大对 seven pairs, one set of four · 门清 concealed"
         " · base 4 × 4 = 16",
         "  Zhang → Li 24 · big hand on a discard: 16 × 1.5",
-        "• Chen wins: 点炮 on a discard · 碰碰胡 all pungs · base 3 × 2 = 6",
+        "• Chen wins: 点炮 on a discard · 碰碰胡 all pungs · not 门清 · base 3 × 2 = 6",
         "  Zhang → Chen 9 · big hand on a discard: 6 × 1.5",
     ]
 

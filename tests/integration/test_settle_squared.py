@@ -17,12 +17,14 @@ from sqlalchemy.engine import Engine
 
 from scoring.k510 import score_hand
 from scoring.k510_model import Report510k
-from service.replies import MoneyView, Recorded, SettleView, StakeSet
+from service.replies import MoneyView, Recorded, RepeatAsk, SettleView, StakeSet
+from service.requests import Again
 from tests.integration.helpers import Chat
 
 #: Names no two of which are one letter apart (a near name is asked about, not seated).
 POOL = ("Alice", "Bruno", "Chen", "Dmitri", "Emma", "Farid")
 HOST = "Alice"
+GUEST = "Bruno"  # who types the result again
 _chats = itertools.count(-9_300_000_000_000)
 
 
@@ -57,6 +59,9 @@ step = st.one_of(
     st.tuples(st.just("pay"), st.integers(1, 40)),
     st.tuples(st.just("zerosum"), st.booleans()),
     st.tuples(st.just("new"), st.sampled_from((3, 4))),
+    # the last result typed again by another member (the two-minute rule): answered Record
+    # again, No, or not at all
+    st.tuples(st.just("repeat"), st.sampled_from(("again", "no", "unanswered"))),
 )
 
 
@@ -68,6 +73,7 @@ class Evening:
     players: int = 4
     seated: tuple[str, ...] = ()
     tables: list[list[tuple[str, dict[str, Fraction]]]] = field(default_factory=lambda: [[]])
+    last: tuple[str, dict[str, Fraction]] | None = None  # the table's last record, if live
 
     def say(self, text: str) -> object:
         return self.chat.say(HOST, text)
@@ -80,12 +86,30 @@ class Evening:
         reply = self.say(text)
         assert isinstance(reply, Recorded), reply
         self.tables[-1].append((text, result))
+        self.last = (text, result)
+
+    def repeat(self, answer: str) -> None:
+        """The table's last record typed again by someone else: asked about; then recorded
+        once by Record again (pressed twice), dropped by No or by no answer at all."""
+        if self.last is None:  # none, or it was undone (then it would be no repeat)
+            return
+        text, result = self.last
+        asked = self.chat.say(GUEST, text)
+        assert isinstance(asked, RepeatAsk), asked
+        if answer == "again":
+            for _ in range(2):  # pressed twice: recorded once
+                recorded = self.chat.press(
+                    GUEST, Again(asked.view.event_id), update_id=-asked.view.event_id
+                )
+                assert isinstance(recorded, Recorded)
+            self.tables[-1].append((text, result))
 
     def open(self, players: int, names: Sequence[str]) -> None:
         self.players, self.seated = players, tuple(names)
         self.say(f"/new {'510k' if players == 4 else '510k3'} confirm")
         self.say("/seats " + " ".join(names))
         self.tables.append([])
+        self.last = None
 
     def hand(self, table: tuple[int, ...], order: tuple[int, ...], held: tuple[int, ...]) -> None:
         names = self.seated
@@ -124,7 +148,7 @@ def nets(plan: Sequence[tuple[str, str, Fraction]]) -> dict[str, Fraction]:
 def test_settle_squares_each_hand_as_zerosum_would_have(
     engine: Engine, steps: list[tuple[str, object]], stake: int
 ) -> None:
-    evening = Evening(Chat(engine, next(_chats), admins=(HOST,)))
+    evening = Evening(Chat(engine, next(_chats), admins=(HOST,), ask_repeats=True))
     evening.open(4, POOL[:4])
     for kind, arg in steps:
         if kind == "hand" and isinstance(arg, tuple) and len(arg[0]) == evening.players:
@@ -133,9 +157,13 @@ def test_settle_squares_each_hand_as_zerosum_would_have(
             names = list(itertools.permutations(POOL, evening.players))
             evening.seated = names[arg % len(names)]
             evening.say("/seats " + " ".join(evening.seated))
+            evening.last = None  # its names may have left the table
         elif kind == "undo" and evening.tables[-1]:
             evening.say("/undo")
             evening.tables[-1].pop()
+            evening.last = None
+        elif kind == "repeat" and isinstance(arg, str):
+            evening.repeat(arg)
         elif kind == "pay" and isinstance(arg, int):  # zero-sum: squares as it is
             payer, payee = evening.seated[0], evening.seated[1]
             evening.record(

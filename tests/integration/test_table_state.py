@@ -140,7 +140,7 @@ def test_two_members_undoing_the_same_mistake_undo_one_hand(tmp_path: Path) -> N
     assert said[6].endswith("[Undo] [Cancel]")
     assert said[7].startswith("↩️ Undone: hand #1") and "Dealer" not in said[7]
     assert said[8] == "⚠️ That record was already undone."
-    assert said[9].startswith("⚠️ This table has no hand #9 in this season")
+    assert said[9].startswith("⚠️ This season has no hand #9")
     assert last_standings(out) == {"Li": 9, "Wang": -3, "Zhang": -3, "Chen": -3}
 
 
@@ -152,7 +152,7 @@ def test_hands_are_numbered_per_table_and_season(tmp_path: Path) -> None:
                 "Wang: /new mahjong",
                 "Wang: /seats Wang Li Zhang Chen",
                 "Wang: /hu Wang zimo",
-                "Wang: /hu Wang zimo",
+                "Wang: /hu Li zimo",
                 "Wang: /new 510k",
                 "Wang: /r Wang=50 Li=30 Zhang=20 Chen=0 out Wang Li Zhang",
                 "Wang: /reset confirm",

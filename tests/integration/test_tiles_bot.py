@@ -18,6 +18,7 @@ async def test_the_reply_says_which_reading_was_scored(bot: Harness) -> None:
     assert "• Ann wins: 自摸 self-draw · 碰碰胡 all pungs · 清一色 one suit · 门清 concealed" in en
     assert "Tiles: 111m 222m 333m 444m 55m — the highest-scoring of their 4 readings" in en
     assert "Bob → Ann 16 · self-draw" in en and "scored as not concealed" not in en
+    await bot.say(ANN, "/set lang zh")  # the chat's language (张三's phone does not choose it)
     zh = await bot.text(ZHANG, "/hu Ann pao Bob [777p] 123m456m789s55s")
     assert "• Ann 胡：点炮 · 鸡胡" in zh and "手牌：[777p] 123m 456m 789s 55s" in zh
     assert "Bob → Ann 2" in zh and "门清" not in zh
@@ -47,8 +48,10 @@ async def test_refusals_say_why_and_change_nothing(bot: Harness) -> None:
         text = await bot.text(CAT, typed)
         assert text.startswith("⚠️ Ann's tiles") and reason in text, (typed, text)
         assert "Write it like this" in text, typed
+    await bot.say(ANN, "/set lang zh")
     zh = await bot.text(ZHANG, "/hu Ann zimo 1112223334445m6p")
     assert "Ann 的手牌：这不是胡牌：2m 6p 凑不进四副" in zh and "请这样写" in zh
+    await bot.say(ANN, "/set lang en")
     assert await bot.text(ANN, "/standings") == before
 
 

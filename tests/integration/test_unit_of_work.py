@@ -20,7 +20,8 @@ from scoring.games import EventKind
 from service.context import Actor, Ctx
 from service.core import WRITES, Service
 from service.errors import ServiceError
-from service.requests import Claim, Request
+from service.replies import RepeatAsk
+from service.requests import Again, Claim, Request
 from storage.gateway import chats, players
 from storage.gateway import ledger as book
 from storage.models import chat as chat_table
@@ -55,6 +56,8 @@ SCRIPT = (
     (ADMIN, "/new free 斗地主 confirm"),
     (ADMIN, "/seats Wang Li Zhang"),
     (ADMIN, "/s Wang+3 Li-1 Zhang"),
+    (LI, "/s Wang+3 Li-1 Zhang-2"),  # the same round again: the two-minute rule asks
+    (LI, "[again]"),  # and [Record again] records it
     (ADMIN, "/sub Zhang Zed"),
     (LI, "/leave"),
     (ADMIN, "/rename Zed Zeb"),
@@ -109,11 +112,13 @@ def claimed(engine: Engine, update_id: int) -> bool:
 def test_every_use_case_is_one_transaction_of_one_chat(engine: Engine, chat_id: int) -> None:
     service = Service(engine)
     ran: set[type[Request]] = set()
+    asked: RepeatAsk | None = None
     for n, (actor, line) in enumerate(SCRIPT):
-        request = parse(line)
+        request = Again(asked.view.event_id) if line == "[again]" and asked else parse(line)
         update_id = abs(chat_id) * 100 + n
         with transactions(engine) as seen:
-            service.execute(ctx(chat_id, actor, line, update_id), request)
+            reply = service.execute(ctx(chat_id, actor, line, update_id), request)
+        asked = reply if isinstance(reply, RepeatAsk) else None
         # one commit, nothing written outside it (but the hourly pruning of old update ids)
         writes = [
             t

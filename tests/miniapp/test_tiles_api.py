@@ -44,6 +44,7 @@ async def test_no_launch_data_no_preview(kit: AppKit) -> None:
 async def test_the_keyboard_gets_its_words_in_the_readers_language(kit: AppKit) -> None:
     async with kit.client() as http:
         en = (await http.get("/app/api/tiles", headers=kit.headers(BOB))).json()
+        await kit.say(ANN, "/set lang zh")  # the chat's language: the app speaks it
         zh = (await http.get("/app/api/tiles", headers=kit.headers(ZHANG))).json()
     assert en["seats"] == ["Ann", "Bob", "Cat", "Dan"]
     assert (
@@ -85,6 +86,7 @@ async def test_a_refused_hand_says_why_in_full(kit: AppKit) -> None:
     answer = await preview(kit, hu("11122233344455m"))
     assert "1 concealed and 0 exposed kong(s) of Ann recorded with /gang" in answer["error"]
     assert len(answer["error"]) > 200  # a button's alert would cut it at 200
+    await kit.say(ANN, "/set lang zh")
     answer = await preview(kit, hu("11122233344455m"), ZHANG)
     assert answer["error"].startswith("⚠️ Ann 的手牌里有 0 个暗杠")
 

@@ -36,6 +36,7 @@ class Stack:
     client: EmulatorClient
     bot: BotProcess
     workdir: Path
+    paid: int = 0  # transfers sent
 
     @property
     def database(self) -> Path:
@@ -59,7 +60,9 @@ class Stack:
 
     def pay(self, n: int) -> None:
         for i in range(n):
-            self.client.send(CHAT, NAMES[i % 3], "/pay Ann Dan 1")
+            # 2 and 1 by turns (2 first): the same transfer right after it would be asked about
+            self.paid += 1
+            self.client.send(CHAT, NAMES[i % 3], f"/pay Ann Dan {1 + self.paid % 2}")
 
     def wait_transfers(self, count: int) -> None:
         assert wait_until(lambda: len(self.transfers()) >= count, 60), (
@@ -154,7 +157,8 @@ def test_a_deleted_database_stops_the_bot_and_a_restart_refuses_until_restored(
     assert stack.transfers() == list(range(1, 26))
     stack.client.send(CHAT, "Bob", "/standings")
     assert wait_until(
-        lambda: any("Dan +25" in e["plain_text"] for e in stack.client.outbox(CHAT["id"])[-1:]),
+        # 25 transfers, 2 and 1 by turns: 13 × 2 + 12 × 1
+        lambda: any("Dan +38" in e["plain_text"] for e in stack.client.outbox(CHAT["id"])[-1:]),
         60,
     ), stack.client.outbox(CHAT["id"])[-1:]
     assert stack.bot.stop() == 0

@@ -252,6 +252,7 @@ def test_seats_by_username_reuses_one_guest_linked_when_the_user_speaks(
         ).scalar_one()
     assert count == 4
     bot.say(ann, f"/hu @{dan.username} zimo", chat)
+    bot.say(ann, "/pay Ann Bob 1", chat)  # (the same hand right after would be asked about)
     bot.say(dan, "/hu me zimo", chat)  # Dan speaks: the guest "@dan_…" is Dan from now on
     assert "Dan +18" in "\n".join(bot.say(ann, "/standings", chat).texts)
 

@@ -9,6 +9,7 @@ import warnings
 from fractions import Fraction
 
 import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -57,6 +58,26 @@ def test_the_figure_names_every_player_with_the_balance() -> None:
             assert f"{line.name} {fmt(line.values[-1], signed=True)}" in shown
     assert {"第 3 赛季", "麻将", "510K"} <= set(shown)
     assert len(fig.axes) == 2
+
+
+EMOJI_NAMES = ("小李🐼", "❤️小红", "👍🏻Bob", "🇨🇳阿张", "👨‍👩‍👧家")
+
+
+def test_emoji_in_names_are_drawn_in_the_legend() -> None:
+    """An emoji in a name is a glyph of the emoji font in the chain, not a box: nothing in the
+    legend is missing from every font, and matplotlib warns of no missing glyph."""
+    assert chart.emoji_family() is not None
+    legend = [f"{name} +1" for name in EMOJI_NAMES]
+    assert chart.missing_glyphs("".join(legend)) == set()
+    four = ChartData(1, False, (series("mahjong", EMOJI_NAMES[:4], 3),))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = chart.chart_figure(four, "Season 1")
+        FigureCanvasAgg(fig).draw()
+    assert {
+        f"{n} {fmt(line.values[-1], signed=True)}"
+        for n, line in zip(EMOJI_NAMES, four.series[0].lines, strict=False)
+    } <= set(texts(fig))
 
 
 def test_chinese_is_drawn_with_a_font_that_has_it() -> None:

@@ -130,7 +130,8 @@ def test_the_zh_translator_loads_the_catalog() -> None:
         r.HelpView(),
         r.Info(N_("Nothing to undo.")),
         r.Info(
-            N_("This table has no hand #{n} in this season; /history lists the hands."), {"n": 7}
+            N_("This season has no hand #{n}; /history lists the hands with their numbers."),
+            {"n": 7},
         ),
         r.Info(N_("No table is open here. Open one first:"), {"usage": "/new mahjong"}),
         r.RulesView(game=None, sisuang=True, zerosum=False, stake=None),

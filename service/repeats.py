@@ -1,0 +1,158 @@
+"""The two-minute rule: a hand, 510K report, free round or transfer with the same content as its
+table's last record, sent again within two minutes of it (by anyone, typed, by buttons or in
+the Mini App), is not recorded until someone says it is a second one ([Record again]: `Again`).
+
+Each record keeps its content in its data (`"same"`): the request with every player named by
+id, so the comparison and the record again do not depend on who typed it or how (`我`, a seat
+number, a name). Nothing is stored for the question itself: its button names the record it
+repeats, whose content is recorded once more (a restart loses nothing).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from scoring.mahjong_model import KongKind, Pattern, WinType
+from service import players as who
+from service.errors import N_, ServiceError
+from service.replies import HandView, RepeatAsk
+from service.requests import (
+    Again,
+    ChainKong,
+    Hu,
+    HuClause,
+    Liuju,
+    Pay,
+    PlayerRef,
+    RefKind,
+    Report,
+    ReportEntry,
+    Score,
+    ScoreEntry,
+)
+from service.unit import Tx
+from storage.gateway import ledger as book
+from storage.gateway import tables
+from storage.models import EventRow, PlayerRow, TableRow
+
+WINDOW = timedelta(minutes=2)
+Recordable = Hu | Liuju | Report | Score | Pay  # not a kong: two like kongs are two kongs
+_CLASSES: dict[str, type[Any]] = {
+    c.__name__: c
+    for c in (Hu, HuClause, ChainKong, Liuju, Report, ReportEntry, Score, ScoreEntry, Pay)
+}
+_ENUMS: dict[str, type[StrEnum]] = {e.__name__: e for e in (WinType, Pattern, KongKind, RefKind)}
+
+
+class Repeat(Exception):
+    """Raised by `ledger.record` instead of recording: the question to ask (nothing written)."""
+
+    def __init__(self, ask: RepeatAsk) -> None:
+        super().__init__("repeat")
+        self.ask = ask
+
+
+def content(tx: Tx, table: TableRow, people: list[PlayerRow], request: Recordable) -> Any:
+    """A request's content as a record keeps it (JSON): every player reference as the id of
+    the seated player it names (the use case resolved them all already)."""
+
+    def by_id(ref: PlayerRef) -> PlayerRef:
+        seat = who.seat_of(tx, table, ref, people)
+        return PlayerRef(RefKind.ID, str(table.seats[seat]))
+
+    resolved = _refs(request, by_id)
+    if isinstance(resolved, Report):  # the order players are written in says nothing
+        entries = sorted(resolved.entries, key=lambda e: int(e.player.value))
+        resolved = dataclasses.replace(resolved, entries=tuple(entries))
+    return _encode(resolved)
+
+
+def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandView]) -> None:
+    """Raise `Repeat` when `same` is the content of the table's last record (not undone),
+    recorded less than two minutes ago; `tx.again` (the question's answer) lets it through."""
+    if tx.again:
+        return
+    last = book.last_record(tx.db, table.id, tx.season.id)
+    if last is None or last.undone_by is not None or last.data.get("same") != same:
+        return
+    ago = book.now() - at_utc(last.created_at)
+    if ago > WINDOW:
+        return
+    raise Repeat(RepeatAsk(view=view(last), seconds=max(0, int(ago.total_seconds()))))
+
+
+def request_of(event: EventRow) -> Recordable:
+    """The request a record's content makes, to record it once more."""
+    same = event.data.get("same")
+    if same is None:
+        raise ServiceError(N_("That record cannot be recorded again; type it once more."))
+    request: Recordable = _decode(same)
+    return request
+
+
+def check_again(tx: Tx, req: Again) -> EventRow:
+    """The record a [Record again] button names: of this chat, season and open table."""
+    event = book.event_by_id(tx.db, req.event_id)
+    table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
+    if (
+        event is None
+        or event.chat_id != tx.chat.id
+        or event.season_id != tx.season.id
+        or table is None
+        or event.table_id != table.id
+    ):
+        raise ServiceError(
+            N_("This question is out of date (the table or the season changed): type it again.")
+        )
+    return event
+
+
+def _refs(value: Any, by_id: Any) -> Any:
+    if isinstance(value, PlayerRef):
+        return by_id(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _refs(getattr(value, f.name), by_id) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, tuple):
+        return tuple(_refs(v, by_id) for v in value)
+    return value
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, PlayerRef):
+        return {"id": int(value.value)} if value.kind is RefKind.ID else {"ref": value.value}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"_": type(value).__name__, **fields}
+    if isinstance(value, StrEnum):
+        return {"_e": type(value).__name__, "v": value.value}
+    if isinstance(value, Fraction):
+        return {"_q": str(value)}
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if not isinstance(value, dict):
+        return value
+    if "id" in value and len(value) == 1:
+        return PlayerRef(RefKind.ID, str(value["id"]))
+    if "_e" in value:
+        return _ENUMS[value["_e"]](value["v"])
+    if "_q" in value:
+        return Fraction(value["_q"])
+    cls = _CLASSES[value["_"]]
+    return cls(**{k: _decode(v) for k, v in value.items() if k != "_"})
+
+
+def at_utc(moment: datetime) -> datetime:
+    """A stored time as an aware UTC time (SQLite gives it back naive)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
