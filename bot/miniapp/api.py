@@ -43,6 +43,7 @@ from service.replies import (
     HistoryView,
     Info,
     Recorded,
+    RepeatAsk,
     Reply,
     SeasonsView,
     SettleView,
@@ -50,6 +51,7 @@ from service.replies import (
     TableView,
 )
 from service.requests import (
+    Again,
     Chart,
     History,
     Request,
@@ -382,6 +384,10 @@ class RecordHandler(_Recording):
             return
         r = self.renderer(answer.lang)
         reply = answer.reply
+        if isinstance(reply, RepeatAsk):  # the two-minute rule: the page asks, as the chat does
+            lines = r.render(reply).text.split("\n")
+            self.write({"ok": True, "ask": True, "reply": lines, "event": reply.view.event_id})
+            return
         repeated = not isinstance(reply, Recorded) or reply.repeated
         if not repeated:
             await self.post_in_chat(r, reply, text)
@@ -396,6 +402,38 @@ class RecordHandler(_Recording):
                 "reply": r.render(reply).text.split("\n"),
                 "event": reply.view.event_id if isinstance(reply, Recorded) else None,
                 "undone": isinstance(reply, Recorded) and reply.view.undone,
+            }
+        )
+
+
+class AgainHandler(_Recording):
+    """POST `{key, event}`: [Record again] under the two-minute rule's question: the content of
+    record `event` once more, once per key, posted in the chat as the chat's button would."""
+
+    async def post(self) -> None:
+        data = self.body()
+        try:
+            key = str(uuid.UUID(str(data.get("key"))))
+        except ValueError:
+            raise tornado.web.HTTPError(400) from None
+        event = data.get("event")
+        if type(event) is not int or event <= 0:
+            raise tornado.web.HTTPError(400)
+        ctx = self.ctx("[again]", update_id_of(key, self.place.chat_id))
+        try:
+            answer = await self.env.service.perform(ctx, Again(event_id=event))
+        except ServiceError as err:
+            await self.refused(err.msgid, err.params)
+            return
+        r, reply = self.renderer(answer.lang), answer.reply
+        recorded = isinstance(reply, Recorded) and not reply.repeated
+        if recorded:
+            await self.post_in_chat(r, reply, "[" + r._("Record again") + "]")
+        self.write(
+            {
+                "ok": True,
+                "reply": r.render(reply).text.split("\n"),
+                "event": reply.view.event_id if isinstance(reply, Recorded) else None,
             }
         )
 
@@ -436,5 +474,6 @@ def routes(env: Env) -> list[tuple[str, type[Api], dict[str, Any]]]:
         (r"/app/api/preview", CheckHandler, args),
         (r"/app/api/record", RecordHandler, args),
         (r"/app/api/undo", UndoHandler, args),
+        (r"/app/api/again", AgainHandler, args),
         (r"/app/api/.*", Api, args),  # anything else: authenticated, then 405
     ]

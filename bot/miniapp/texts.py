@@ -59,6 +59,8 @@ PAGE: dict[str, str] = {
     "preview": N_("The chat will show"),
     "result": N_("Recorded"),
     "undo": N_("Undo"),
+    "again": N_("Record again"),
+    "not_again": N_("No"),
     "by_tiles": N_("🀄 By tiles"),
     "round": N_("Round"),
     "transfer": N_("Transfer"),

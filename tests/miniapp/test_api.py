@@ -16,7 +16,7 @@ from storage.unit_of_work import reading
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, ZHANG, AppKit, app_kit
 
 ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
-PATHS = ("view", "history", "check", "preview", "record", "undo", "nothing-here")
+PATHS = ("view", "history", "check", "preview", "record", "undo", "again", "nothing-here")
 
 
 @pytest.fixture

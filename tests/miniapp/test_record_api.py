@@ -121,3 +121,25 @@ async def test_a_free_tables_fifth_seat_is_recorded_by_its_name(kit: AppKit) -> 
     form = {"kind": "score", "entries": [{"player": 5, "amount": "+8"}], "balance": 1}
     answer = (await post(kit, "record", BOB, {"key": str(uuid.uuid4()), "form": form})).json()
     assert answer["ok"] and answer["command"] == "/s 老五+8 Ann", answer
+
+
+async def test_the_same_hand_again_within_two_minutes_asks_in_the_app(kit: AppKit) -> None:
+    """The two-minute rule in the app: the second recording of the same form records nothing
+    and answers the question; [Record again] records it once per key, posted in the chat."""
+    first = (await post(kit, "record", BOB, {"key": str(uuid.uuid4()), "form": ZIMO})).json()
+    seq = kit.api.last_seq
+    asked = (await post(kit, "record", CAT, {"key": str(uuid.uuid4()), "form": ZIMO})).json()
+    assert asked["ok"] and asked["ask"] and asked["event"] == first["event"]
+    assert "Record again" in "\n".join(asked["reply"])
+    assert kit.api.outbox_since(seq, chat_id=GROUP.id) == []  # nothing posted, nothing recorded
+    key = str(uuid.uuid4())
+    again = (await post(kit, "again", CAT, {"key": key, "event": first["event"]})).json()
+    twice = (await post(kit, "again", CAT, {"key": key, "event": first["event"]})).json()
+    assert again["ok"] and again["event"] not in (None, first["event"])
+    assert twice["ok"] and twice["event"] == again["event"]  # the same key: recorded once
+    posted = [e.plain_text for e in kit.api.outbox_since(seq, chat_id=GROUP.id)]
+    assert len(posted) == 1 and posted[0].startswith("Cat in the app: [Record again]")
+    history = "\n".join(e.plain_text for e in await kit.say(BOB, "/history"))
+    assert history.count("/hu Ann zimo qys feng Cat") == 2
+    bad = await post(kit, "again", CAT, {"key": "nope", "event": first["event"]})
+    assert bad.status_code == 400

@@ -135,7 +135,10 @@ export function recordPage(data, reload) {
       : [el("p", { class: "card reason" }, answer.error)]));
     saveButton.disabled = !ready;
     saveButton.textContent = busy === "saving" ? t("saving") : wired && !answer ? t("checking") : t("save");
-    done.replaceChildren(...(result ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
+    done.replaceChildren(...(result?.ask ? [el("div", { class: "card hand result", html: result.html.join("\n") }),
+      el("div", { class: "chips" }, el("button", { class: "chip", onclick: again, disabled: !!busy }, t("again")),
+        el("button", { class: "chip", onclick: () => { result = null; refresh(); } }, t("not_again")))]
+      : result ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
       result.event ? el("button", { class: "chip undo", onclick: undo }, t("undo")) : null].filter((x) => x != null) : []));
   }
 
@@ -192,10 +195,27 @@ export function recordPage(data, reload) {
       const got = await api("record", { key, form: body });
       busy = false;
       if (!got.ok) { answer = { ok: false, error: got.error }; toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
+      if (got.ask) { result = { ask: true, html: got.reply, event: got.event }; refresh(); return; }  // the two-minute rule
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
       toast(t("saved"));
       result = { html: got.reply, event: got.undone ? null : got.event };
       start(modes[0]);  // after a kong or a drawn hand, the hand; never a form ready to go again
+      await reload();
+    } catch { busy = false; toast(t("offline"), true); refresh(); }
+  }
+
+  // [Record again] under the two-minute rule's question: once per key, however often pressed.
+  async function again() {
+    if (!result?.ask || busy) return;
+    result.key = result.key || uuid();
+    busy = true; refresh();
+    try {
+      const got = await api("again", { key: result.key, event: result.event });
+      busy = false;
+      if (!got.ok) { toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
+      toast(t("saved"));
+      result = { html: got.reply, event: got.event };
+      start(modes[0]);
       await reload();
     } catch { busy = false; toast(t("offline"), true); refresh(); }
   }
