@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.miniapp.kit import BOB, ZHANG, AppKit
+from tests.miniapp.kit import ANN, BOB, ZHANG, AppKit
 from tests.miniapp.test_browser import SHOTS, browser, kit, open_page, tab  # noqa: F401
 
 pytestmark = pytest.mark.slow
@@ -85,7 +85,7 @@ async def test_the_keyboard_draws_emits_and_previews_the_hand(kit: AppKit, brows
 
 
 async def test_the_preview_speaks_the_chats_language(kit: AppKit, browser: object) -> None:
-    await kit.say(BOB, "/set lang zh")
+    await kit.say(ANN, "/set lang zh")  # an admin's setting
     page = await open_page(browser, tiles_url(kit, ZHANG))
     await page.wait_for_selector(".tiles-keys button[data-tile='1m']")
     assert "暗杠" in await page.inner_text(".tiles-modes")
