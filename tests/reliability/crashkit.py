@@ -121,11 +121,16 @@ def make_stream(chats: dict[int, str], hands: int, seed: int) -> list[Command]:
         stream.append(Command(chat_id, "Ann", "/seats " + " ".join(NAMES)))
     queues = []
     for chat_id, game in chats.items():
-        queue = []
-        for _ in range(hands):
+        queue: list[Command] = []
+        last = ""  # the chat's last record: the same again within two minutes would ask first
+        while len(queue) < hands:
             template = rng.choice(MAHJONG if game == "mahjong" else K510)
             w, d = rng.sample(range(1, 5), 2)
             line = template.format(w=w, d=d)
+            if line == last:
+                continue
+            if line not in ("/undo", "/standings"):
+                last = line
             queue.append(Command(chat_id, rng.choice(NAMES), line, writes=line != "/standings"))
         queues.append(queue)
     while any(queues):

@@ -34,6 +34,11 @@ TRANSFER = re.compile(r"Transfer #(\d+)")
 SOON = 5.0  # seconds after the restart was ready by which every confirmation must be there
 
 
+def amount(n: int) -> int:
+    """The n-th transfer's amount."""
+    return 1 + n % 2
+
+
 @pytest.fixture
 def pg_database() -> Iterator[str]:
     with fresh_pg_database("jifen_takeover", ": outbox take-over test skipped") as url:
@@ -112,7 +117,8 @@ def test_a_restart_sends_what_a_killed_webhook_bot_held_at_once_and_in_order(
         client.send(chat_dict(CHAT), "Ann", "/new mahjong")
         client.send(chat_dict(CHAT), "Ann", "/seats " + " ".join(NAMES))
         for n in range(PAYS):  # from three members: each stays under the flood limit
-            client.send(chat_dict(CHAT), NAMES[n % 3], "/pay Ann Dan 1")
+            # 1 and 2 by turns: the same transfer again within two minutes would ask first
+            client.send(chat_dict(CHAT), NAMES[n % 3], f"/pay Ann Dan {amount(n)}")
         # The first 20 messages go at once, then one every 3 s: kill while the rest wait.
         assert wait_until(lambda: len(arrivals.transfers()) >= 19 and bool(held()), 60), (
             f"the replies did not queue up as expected: {arrivals.texts()}\n{bot.log()}"
@@ -139,7 +145,8 @@ def test_a_restart_sends_what_a_killed_webhook_bot_held_at_once_and_in_order(
     assert numbers == sorted(numbers), f"a chat's replies overtook each other: {numbers}"
     shown = [s for _, s in arrivals.texts()]
     assert shown[-1].startswith("Standings"), f"/standings came before a confirmation: {shown}"
-    assert "Ann -25" in shown[-1] and "Dan +25" in shown[-1], shown[-1]
+    total = sum(amount(n) for n in range(PAYS))
+    assert f"Ann -{total}" in shown[-1] and f"Dan +{total}" in shown[-1], shown[-1]
     last = max(at for at, _ in transfers)
     lease_end = min(until for _, until in leases)
     waited = (last - restarted).total_seconds()

@@ -138,6 +138,7 @@ class _Record:
     nets: dict[int, Fraction] = field(default_factory=dict)
     dealer_before: int = 0
     undone_by: int | None = None
+    same: object = None  # a hand's content, as the two-minute rule compares it
 
     @property
     def live(self) -> bool:
@@ -176,6 +177,13 @@ class _Ledger:
             elif record.kind == "kong":
                 out.append(record)
         return out
+
+    def repeats(self, same: object) -> bool:
+        """Whether a hand of this content would ask first: the table's newest hand or kong
+        (undone or not) is a live hand with the same content (the script is faster than two
+        minutes)."""
+        last = next((r for r in reversed(self.records) if r.kind != "undo"), None)
+        return last is not None and last.kind == "hand" and last.live and last.same == same
 
     def last_live(self) -> _Record | None:
         return next((r for r in reversed(self.records) if r.live and r.kind != "undo"), None)
@@ -310,6 +318,8 @@ class _Mahjong(_Builder):
 
     def hand(self) -> None:
         clauses = self.clauses()
+        while self.ledger.repeats(tuple(clauses)):
+            clauses = self.clauses()
         if not clauses:
             text = self.rng.choice(("/liuju", "/流局"))
         else:
@@ -320,7 +330,7 @@ class _Mahjong(_Builder):
                 self.check_clause(text, typed, meant)
         nets, next_dealer = self.settle(clauses, text)
         dealer = self.ledger.dealer
-        record = self.ledger.add("hand", text, nets=nets, dealer_before=dealer)
+        record = self.ledger.add("hand", text, nets=nets, dealer_before=dealer, same=tuple(clauses))
         self.ledger.dealer = next_dealer
         self.say(text, record)
 
@@ -529,6 +539,8 @@ class _K510(_Builder):
     def report(self) -> None:
         rng, n = self.rng, self.players
         order = self.order()
+        while self.ledger.repeats(order):  # the same winners again: other points then
+            order = self.order()
         held = [0 if s in order else 5 * rng.randrange(7) for s in range(n)]
         table = [0] * n
         receivers = list(range(n))
@@ -552,7 +564,7 @@ class _K510(_Builder):
         for ref, seat in zip(request.out, order, strict=True):
             self.check_ref(ref, seat)
         nets = {seat: score for seat, score in enumerate(result.scores)}
-        self.say(text, self.ledger.add("hand", text, nets=nets))
+        self.say(text, self.ledger.add("hand", text, nets=nets, same=order))
 
 
 # ---------------------------------------------------------------- scripts
