@@ -273,7 +273,8 @@ class Service:
             chat = chats.get_chat(db, ctx.chat_id)
             reply = self._view(db, ctx, request)
             lang = chat.lang if chat else None
-        if lang is None:  # the chat's first command (a look): it sets the chat's language
+        if lang is None and chat is not None:  # a look sets a known chat's first language;
+            # in a chat with no record yet it keeps nothing (`/help` before `/new`)
             lang = self.chat_language(ctx.chat_id, ctx.thread_id, ctx.actor.language)
         return Answer(reply, lang)
 

@@ -24,15 +24,11 @@ def service(context: ContextTypes.DEFAULT_TYPE) -> Service:
 
 
 async def renderer_for(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Renderer:
-    """The chat's language (its setting, read from the database), else the sender's."""
+    """The chat's language (its setting, read from the database), else the sender's. Only
+    a read: a refused command keeps nothing, not even the chat's first language."""
     chat, user = update.effective_chat, update.effective_user
     code = user.language_code if user else None
-    thread = thread_of(update.effective_message)
-    chat_lang = (
-        await asyncio.to_thread(service(context).chat_language, chat.id, thread, code)
-        if chat
-        else None
-    )
+    chat_lang = await asyncio.to_thread(service(context).chat_language, chat.id) if chat else None
     return Renderer(pick_language(chat_lang, code))
 
 

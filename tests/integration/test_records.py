@@ -240,6 +240,13 @@ async def test_the_first_command_sets_the_chat_language_and_later_senders_keep_i
     assert "Standings" in await bot.text(ZHANG, "/standings")
 
 
+async def test_a_refused_first_command_keeps_no_language(bot: Harness) -> None:
+    refused = await bot.text(ZHANG, "/new mahjong mahjong")  # answered in the sender's language
+    assert refused.startswith("⚠️") and "写了两种游戏" in refused, refused
+    assert "New table" in await bot.text(ANN, "/new mahjong")  # the first command that counts
+    assert "Standings" in await bot.text(ZHANG, "/standings")
+
+
 # --- /r ----------------------------------------------------------------------------------------
 
 
