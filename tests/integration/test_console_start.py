@@ -1,4 +1,4 @@
-"""The console as a newcomer meets it: the README's example works as printed, a button is
+"""The console as a newcomer meets it: the README's examples work as printed, a button is
 pressed by its label in either language, the database it opened is named with what it holds,
 --fresh starts anew without losing the old ledger, and an admin-only refusal says how to name
 admins."""
@@ -46,6 +46,32 @@ async def test_the_readme_example_works_as_printed(tmp_path: Path) -> None:
     assert "[撤销]" in out  # the hand was answered in Chinese, the English label pressed it
     # the chat's language is its first command's (老王's Chinese): Chen reads Chinese too
     assert "↩️ 已撤销：第 1 局" in out and "Undone" not in out
+
+
+def readme_evening() -> list[tuple[str, list[str]]]:
+    """The README's evening at the table: each line typed, and the pieces of the bot's answer
+    it shows (split where the README shortens or joins lines: ` · `, ` … `, wide gaps)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## An evening at the table\n.*?```\n(.*?)```", readme, re.S)
+    assert block is not None, "the README's evening is gone"
+    said: list[tuple[str, list[str]]] = []
+    for line in block.group(1).splitlines():
+        if line.startswith("jifen: ") or line.startswith(" "):
+            shown = line.removeprefix("jifen: ").strip()
+            pieces = re.split(r"\s{2,}| · | … |(?<=[。\]]) ", shown)
+            said[-1][1].extend(p for p in pieces if p and p != "…")
+        else:
+            said.append((line, []))
+    return said
+
+
+async def test_the_readme_evening_is_what_the_console_answers(tmp_path: Path) -> None:
+    evening = readme_evening()
+    assert len(evening) == 6 and all(shown for _, shown in evening), evening
+    for typed, shown in evening:  # one line at a time on the same file: each line's answer
+        answer, _ = await play(tmp_path / "evening.sqlite3", [typed])
+        missing = [piece for piece in shown if piece not in answer]
+        assert not missing, f"{typed!r}: {missing} not in the answer {answer!r}"
 
 
 async def test_a_chinese_label_presses_an_english_button(tmp_path: Path) -> None:
