@@ -48,6 +48,14 @@ def member(i: int) -> dict[str, Any]:
     return {"id": 8_800_000 + i, "is_bot": False, "first_name": f"M{i}", "language_code": "en"}
 
 
+def hand(i: int) -> str:
+    """The i-th of 64 different hands: the burst lands in any order, and a hand right after
+    the same hand would ask first (the two-minute rule) instead of recording."""
+    winner = "ABCD"[i % 4]
+    hows = ["zimo", *(f"pao {other}" for other in "ABCD" if other != winner)]
+    return f"/hu {winner} {hows[i // 4 % 4]}" + ("", " pph", " qys", " pph qys")[i // 16 % 4]
+
+
 def body(update_id: int, sender: dict[str, Any], command: str) -> bytes:
     message = {
         "message_id": update_id,
@@ -100,7 +108,7 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
         setup = [body(1, member(0), "/new mahjong"), body(2, member(0), "/seats A B C D")]
         for content in setup:
             asyncio.run(burst(worker.url, [content]))
-        hands = [body(10 + i, member(i), f"/hu {'ABCD'[i % 4]} zimo") for i in range(MEMBERS)]
+        hands = [body(10 + i, member(i), hand(i)) for i in range(MEMBERS)]
         hand_times = asyncio.run(burst(worker.url, hands))
         charts = [body(100 + i, member(i), "/chart") for i in range(CHARTS)]
         chart_times = asyncio.run(burst(worker.url, charts))
