@@ -50,7 +50,7 @@ PAGE: dict[str, str] = {
     "pending_kongs": N_("Kongs of this hand"),
     "offline": N_("No connection. Try again."),
     "offline_live": N_("Offline: not following the table. Trying again…"),
-    "sitting": N_("This sitting ({n} hands)"),
+    "sitting": N_("This sitting ({n} hand(s))"),
     "points": N_("Points"),
     "money": N_("Money"),
     "join": N_("Join at the table"),

@@ -149,6 +149,10 @@ async def test_a_hand_recorded_by_taps_shows_in_standings_chart_and_group(
     await zh.wait_for_selector("#tabs button")
     # The app speaks the chat's language (set by its first command), not the launcher's.
     assert await zh.inner_text("#tabs button[data-tab=standings]") == "Standings"
+    await kit.say(ANN, "/set lang zh")  # a Chinese chat: the same pages in Chinese
+    await zh.reload()
+    await zh.wait_for_selector("#tabs button")
+    assert await zh.inner_text("#tabs button[data-tab=standings]") == "积分榜"
     await shoot(zh, "zh")
     assert page.errors == [] and zh.errors == []
 
