@@ -373,3 +373,30 @@ async def test_a_free_round_a_transfer_and_undo_recorded_by_taps(
     assert "斗地主" in heading and "free:" not in heading
     await shot(page, f"{lang}-{width}-free-standings")
     assert page.errors == []
+
+
+async def test_the_same_round_again_asks_and_record_again_records_it_once(
+    twin: Twin, browser: Any
+) -> None:
+    """The two-minute rule in the app: the same round again shows the question, nothing is
+    recorded until [Record again], and a double tap records it once."""
+    await seat(twin, "free 斗地主", PLAYERS[:3], "en")
+    page = await open_app(twin, browser, BOB, 420)
+    for _ in range(2):
+        await page.fill("main input[data-seat='1']", "30")
+        await page.fill("main input[data-seat='2']", "-30")
+        await page.locator("main .preview .card.hand").wait_for()
+        seq = twin.kit.api.last_seq
+        await page.click("main button.primary:not([disabled])")
+    question = page.locator("main .result", has_text="This is the same as")
+    await question.wait_for()
+    await shot(page, "en-420-again")
+    assert twin.kit.api.outbox_since(seq, chat_id=GROUP.id) == []  # nothing recorded yet
+    again = page.locator("main button.chip", has_text=re.compile("^Record again$"))
+    await again.dblclick()
+    await page.locator("main .result", has_text="#2").wait_for()
+    posted = [e for e in twin.kit.api.outbox_since(seq, chat_id=GROUP.id) if e.action == "sent"]
+    assert len(posted) == 1 and "#2" in posted[0].plain_text, posted
+    standings = " ".join((await twin.text(GROUP, "/standings")).split())
+    assert "Ann +60" in standings and "Bob -60" in standings, standings
+    assert page.errors == []
