@@ -122,9 +122,14 @@ async def saved(page: Any, twin: Twin, name: str = "") -> str:
     if name:
         await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         await page.screenshot(path=str(SHOTS / f"record-{name}-preview.png"))
-    await page.click("main button.primary:not([disabled])")
-    await page.locator("main .primary", has_text=re.compile("^(Record it|记下来)$")).wait_for()
-    await page.locator("main .result").wait_for()
+    async with page.expect_response(re.compile(r"/app/api/record$")) as response:
+        await page.click("main button.primary:not([disabled])")
+    answer = await (await response.value).json()
+    try:
+        await page.locator("main .primary", has_text=re.compile("^(Record it|记下来)$")).wait_for()
+        await page.locator("main .result").wait_for()
+    except playwright_api.TimeoutError:
+        raise AssertionError(f"{answer}\n{await page.inner_text('main')}") from None
     posted = [e for e in twin.kit.api.outbox_since(seq, chat_id=GROUP.id) if e.action == "sent"]
     assert len(posted) == 1, posted
     text = posted[0].plain_text
@@ -382,12 +387,14 @@ async def test_the_same_round_again_asks_and_record_again_records_it_once(
     recorded until [Record again], and a double tap records it once."""
     await seat(twin, "free 斗地主", PLAYERS[:3], "en")
     page = await open_app(twin, browser, BOB, 420)
-    for _ in range(2):
-        await page.fill("main input[data-seat='1']", "30")
-        await page.fill("main input[data-seat='2']", "-30")
-        await page.locator("main .preview .card.hand").wait_for()
-        seq = twin.kit.api.last_seq
-        await page.click("main button.primary:not([disabled])")
+    await page.fill("main input[data-seat='1']", "30")
+    await page.fill("main input[data-seat='2']", "-30")
+    assert "round #1" in await saved(page, twin)  # the form is empty again once it is saved
+    await page.fill("main input[data-seat='1']", "30")
+    await page.fill("main input[data-seat='2']", "-30")
+    await page.locator("main .preview .card.hand", has_text="This is the same as").wait_for()
+    seq = twin.kit.api.last_seq
+    await page.click("main button.primary:not([disabled])")
     question = page.locator("main .result", has_text="This is the same as")
     await question.wait_for()
     await shot(page, "en-420-again")
