@@ -1,11 +1,11 @@
 """Random evenings of people coming and going (issue 26): mahjong hands and kongs, a 510K
 marathon of four, substitutions (new guests among them, a free seat filled), claims by members
 who then play as 我, renames, merges (a typo'd guest into the real player), transfers and
-undos. Whatever happened, every balance is the sum of the live records' transfers, the pars
-add up to the balances, and /settle squares exactly balance − par per game, and in money.
-
-Repeated results (the two-minute rule) are another change's: `settled` is the hook where its
-question is answered, and `EXTRA_STEPS` where its steps join."""
+undos, and the table's last result typed again by another member (the two-minute rule: it is
+asked about; Record again, pressed twice, records it once; no answer (or No, which only takes
+the question away) records nothing).
+Whatever happened, every balance is the sum of the live records' transfers, the pars add up to
+the balances, and /settle squares exactly balance − par per game, and in money."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from service.errors import ServiceError
-from service.replies import MoneyView, NameAsk, Reply, SettleView
+from service.replies import MoneyView, NameAsk, Recorded, RepeatAsk, Reply, SettleView
+from service.requests import Again
 from tests.integration.helpers import Chat
 from tests.integration.test_settle_squared import nets, reports
 
@@ -46,14 +47,9 @@ STEPS = [
     st.tuples(st.just("pay"), st.tuples(st.integers(1, 4), st.integers(1, 4))),
     st.tuples(st.just("undo"), st.none()),
     st.tuples(st.just("new"), st.booleans()),
+    st.tuples(st.just("repeat"), st.booleans()),  # answered Record again, or not (No: the same)
 ]
-#: Steps another change adds (e.g. the same result sent twice): (kind, argument) tuples.
-EXTRA_STEPS: list[st.SearchStrategy[tuple[str, object]]] = []
-
-
-def settled(chat: Chat, who: str, reply: Reply) -> Reply:
-    """The reply, once any question it asks about a repeated result is answered (none yet)."""
-    return reply
+RECORDS = ("hu", "r", "pay")  # steps whose record a repeat may type again (seats by number)
 
 
 @dataclass
@@ -63,13 +59,48 @@ class Evening:
     replaced: list[tuple[str, str]] = field(default_factory=list)  # (newcomer, who left)
     fresh: list[str] = field(default_factory=lambda: [*NEWCOMERS, *RENAMES])
     known: set[str] = field(default_factory=set)  # everyone seated so far
+    last: str | None = None  # the table's last record, as typed, while nothing came after it
 
     def say(self, who: str, command: str) -> Reply | None:
         """The reply, None when refused (a refusal changes nothing)."""
         try:
-            return settled(self.chat, who, self.chat.say(who, command))
+            reply = self.chat.say(who, command)
         except ServiceError:
             return None
+        if isinstance(reply, Recorded) and reply.view.kind != "kong":
+            self.last = command
+        return reply
+
+    def live_records(self) -> int:
+        with self.chat.service.engine.connect() as conn:
+            found = conn.execute(
+                text(
+                    "SELECT count(*) FROM event WHERE chat_id = :c AND undone_by IS NULL"
+                    " AND kind IN ('hand', 'pay')"
+                ),
+                {"c": self.chat.chat_id},
+            )
+            return int(found.scalar_one())
+
+    def repeat(self, again: bool) -> None:
+        """The last record typed again by another member: asked about, nothing recorded; Record
+        again (pressed twice) records it once; no answer, nothing."""
+        if self.last is None:  # something to repeat: a transfer
+            self.act("pay", (1, 2))
+        if self.last is None:  # refused (a seat is free)
+            return
+        before = self.live_records()
+        self.chat.ask_repeats = True
+        try:
+            asked = self.chat.say(MEMBERS[1], self.last)
+            assert isinstance(asked, RepeatAsk), (self.last, asked)
+            assert self.live_records() == before
+            for _ in range(2 if again else 0):  # one button's presses: recorded once
+                button = Again(asked.view.event_id)
+                self.chat.press(MEMBERS[1], button, update_id=-asked.view.event_id)
+        finally:
+            self.chat.ask_repeats = False
+        assert self.live_records() == before + again
 
     def seats(self) -> list[str | None]:
         view = self.chat.say("viewer", "/players")
@@ -79,6 +110,14 @@ class Evening:
         return self.fresh.pop(0) if self.fresh else None
 
     def step(self, kind: str, arg: object) -> None:
+        if kind == "repeat" and isinstance(arg, bool):
+            self.repeat(arg)
+            return
+        self.act(kind, arg)
+        if kind not in RECORDS:  # a seat, a name or the table changed, or 我 typed: no repeat
+            self.last = None
+
+    def act(self, kind: str, arg: object) -> None:
         seats = self.seats()
         self.known |= {name for name in seats if name}
         if kind == "hu" and isinstance(arg, tuple) and self.game == "mahjong":
@@ -189,7 +228,7 @@ def names(engine: Engine, chat_id: int) -> dict[int, str]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(steps=st.lists(st.one_of(*STEPS, *EXTRA_STEPS), min_size=1, max_size=24))
+@given(steps=st.lists(st.one_of(*STEPS), min_size=1, max_size=24))
 def test_people_come_and_go_and_the_ledger_stays_whole(
     engine: Engine, steps: list[tuple[str, object]]
 ) -> None:
