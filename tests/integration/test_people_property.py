@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from scoring.games import EventKind
 from service.errors import ServiceError
 from service.replies import MoneyView, NameAsk, Recorded, RepeatAsk, Reply, SettleView
 from service.requests import Again
@@ -67,7 +68,7 @@ class Evening:
             reply = self.chat.say(who, command)
         except ServiceError:
             return None
-        if isinstance(reply, Recorded) and reply.view.kind != "kong":
+        if isinstance(reply, Recorded) and reply.view.kind != EventKind.KONG:
             self.last = command
         return reply
 
@@ -76,9 +77,9 @@ class Evening:
             found = conn.execute(
                 text(
                     "SELECT count(*) FROM event WHERE chat_id = :c AND undone_by IS NULL"
-                    " AND kind IN ('hand', 'pay')"
+                    " AND kind IN (:hand, :pay)"
                 ),
-                {"c": self.chat.chat_id},
+                {"c": self.chat.chat_id, "hand": EventKind.HAND, "pay": EventKind.PAY},
             )
             return int(found.scalar_one())
 
