@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the tests need into ./.venv, then runs the linters, the type checker and the fast
-# tests (those not marked slow: tests/unit and tests/integration but the console process).
-# ./test.sh --all [ARGS] runs every test. Other arguments go to pytest (e.g. ./test.sh -k golden).
+# tests (those not marked slow: tests/unit and tests/integration but the console process), on
+# every core. ./test.sh --all [ARGS] runs every test, one at a time (the slow ones time things).
+# Other arguments go to pytest (e.g. ./test.sh -k golden, or ./test.sh -n 0 for one process).
 set -euo pipefail
 cd "$(dirname "$0")"
-selection=(-m "not slow")
+selection=(-m "not slow" -n auto)
 if [ "${1:-}" = "--all" ]; then
   selection=()
   shift
