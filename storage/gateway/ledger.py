@@ -70,7 +70,6 @@ _HANDS_NUMBERED = (  # the season's records that carry a hand number, of every t
     )
     .order_by(event.c.seq)
 )
-_HAND_BY_NO = select(event).where(*_OF_TABLE, event.c.hand_no == bindparam("hand_no"))
 _hand_before = (
     select(func.max(event.c.seq))
     .where(*_OF_TABLE, event.c.kind == EventKind.HAND.value, _LIVE, event.c.seq < bindparam("seq"))
@@ -233,12 +232,6 @@ def hands_numbered(db: Connection, season_id: int, hand_no: int) -> list[EventRo
     """The season's hands and transfers numbered `hand_no`, one per table that has one."""
     params = {"season_id": season_id, "hand_no": hand_no}
     return every(EventRow, db.execute(_HANDS_NUMBERED, params))
-
-
-def hand_by_number(db: Connection, table_id: int, season_id: int, hand_no: int) -> EventRow | None:
-    """A table's hand of the season by its number, undone or not."""
-    params = {"table_id": table_id, "season_id": season_id, "hand_no": hand_no}
-    return first(EventRow, db.execute(_HAND_BY_NO, params))
 
 
 def kongs_of_hand(db: Connection, hand: EventRow) -> list[EventRow]:
