@@ -76,6 +76,14 @@ def test_a_member_claims_the_guest_seated_under_their_name(engine: Engine) -> No
     assert "No player named" in refused(c, "Zhou", "/iam 小赵").msgid
 
 
+def test_me_before_the_claim_points_to_the_guest_of_the_sender_s_name(engine: Engine) -> None:
+    c = chat(engine)
+    c.say("老王", "/new mahjong")
+    c.say("老王", "/seats 老王 小李 阿张 老陈")
+    assert refused(c, "阿张", "/hu 我 自摸").usage == "/iam 阿张"  # not the first guest, 小李
+    assert refused(c, "Zhou", "/hu me zimo").usage == "/iam 小李"  # nobody's name: the first
+
+
 def test_the_issue_evening_a_friend_named_like_the_guest(engine: Engine) -> None:
     """小李's Telegram name is 小李 too: `/hu 我 自摸` before the claim makes no second 小李."""
     c = chat(engine)
