@@ -105,16 +105,16 @@ def seat_of(
             ref=display(ref),
             seated=listing,
         )
-    if ref.kind is RefKind.ME:  # the guest of the sender's name first, if one is seated
+    if ref.kind is RefKind.ME:  # the guest of the sender's name, else the first guest
         guests = [p.name for p in players if p.user_id is None]
         own = names.clean(tx.ctx.actor.name).casefold()
-        guests.sort(key=lambda name: name.casefold() != own)
+        example = next((g for g in guests if g.casefold() == own), guests[0] if guests else "小李")
         raise ServiceError(
             N_(
                 "'{ref}': you are not seated at this table. Seated: {seated}. If one of them is"
                 " you, claim that seat first."
             ),
-            usage="/iam " + (guests[0] if guests else "小李"),
+            usage="/iam " + example,
             ref=display(ref),
             seated=listing,
         )
