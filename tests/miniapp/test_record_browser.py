@@ -407,3 +407,32 @@ async def test_the_same_round_again_asks_and_record_again_records_it_once(
     standings = " ".join((await twin.text(GROUP, "/standings")).split())
     assert "Ann +60" in standings and "Bob -60" in standings, standings
     assert page.errors == []
+
+
+async def test_the_record_button_once_ready_stays_ready(twin: Twin, browser: Any) -> None:
+    """Two quick taps, the first leaving the form incomplete: only the complete form is
+    previewed, and the ready Record button is not taken back by a late preview of the first."""
+    await seat(twin, "mahjong", PLAYERS, "en")
+    page = await open_app(twin, browser, BOB, 360)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/preview") else None)
+    dihu = label("en", labels.WIN[WinType.DIHU])
+    await page.evaluate(
+        """(how) => {
+          window.flips = [];
+          const button = document.querySelector("main button.primary");
+          new MutationObserver(() => window.flips.push(button.disabled))
+            .observe(button, { attributes: true, attributeFilter: ["disabled"] });
+          const chips = (row) => [...document.querySelectorAll(`main .record ${row} button.chip`)];
+          chips("[data-row=winner]").find((b) => b.textContent === "Cat").click();
+          chips("").find((b) => b.textContent === how).click();  // in the same moment
+        }""",
+        dihu,
+    )
+    await page.locator("main .preview .card.hand").wait_for()
+    await page.wait_for_timeout(600)  # past the typing pause of the first tap
+    flips: list[bool] = await page.evaluate("window.flips")
+    assert flips and not flips[-1], flips  # ready
+    assert True not in flips[flips.index(False) :], flips  # and never taken back
+    assert len(asked) == 1, asked
+    await saved(page, twin)

@@ -142,8 +142,11 @@ export function recordPage(data, reload) {
       result.event ? el("button", { class: "chip undo", onclick: undo }, t("undo")) : null].filter((x) => x != null) : []));
   }
 
-  // Asks for the preview of the current form; answers to older forms are dropped.
+  // Asks for the preview of the current form; answers to older forms are dropped, and a
+  // preview still waiting to be asked for (typing's) is not asked for any more.
+  let timer;
   async function ask() {
+    clearTimeout(timer);
     const body = wire(form, seats);
     const mine = ++asked;
     answer = null;
@@ -156,7 +159,6 @@ export function recordPage(data, reload) {
     } catch { if (mine === asked) { answer = { ok: false, error: t("offline") }; status(); } return null; }
   }
 
-  let timer;
   const later = () => { clearTimeout(timer); answer = null; asked++; status(); timer = setTimeout(ask, 200); };
   const commit = (next) => {
     form = next; key = null;
