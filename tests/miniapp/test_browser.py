@@ -224,10 +224,14 @@ async def test_the_consoles_local_app_opens(tmp_path: Path, browser: object) -> 
 
 
 def _url_line(stdout: object) -> str:
+    """The Mini App's URL, once the console has answered the hand too (the URL comes first)."""
+    url = ""
     for line in stdout:  # type: ignore[attr-defined]
         if line.startswith("Mini App"):
-            return str(line.split(": ", 1)[1].strip())
-    raise AssertionError("the console printed no Mini App URL")
+            url = str(line.split(": ", 1)[1].strip())
+        elif url and line.startswith("Net this hand:"):
+            return url
+    raise AssertionError(f"the console printed no Mini App URL and hand: {url!r}")
 
 
 def _shot(name: str) -> Path:
