@@ -86,9 +86,8 @@ def add(
     `holder` is not alive on PostgreSQL (its session lost): left for `claim`."""
     if not calls:
         return []
-    _one_at_a_time(db)
     chats = [chat for chat in {chat for chat, _, _ in calls} if chat is not None]
-    held = db.dialect.name != "postgresql" or holder in alive(db)
+    held = db.dialect.name != "postgresql" or holder in alive(db)  # under the outbox's lock
     now = utcnow()
     asked = {"chats": chats, "holder": holder, "now": now}
     waiting = set(db.scalars(_WAITING, asked)) if chats and held else set()
@@ -127,7 +126,10 @@ def present(db: Connection, holder: int) -> None:
 
 
 def alive(db: Connection) -> set[int]:
-    """PostgreSQL: the senders alive now, those whose session holds their lock (`present`)."""
+    """PostgreSQL: the senders alive now, those whose session holds their lock (`present`).
+    Read under the outbox's lock, so a sender that takes its lock after this has claimed
+    nothing before the transaction ends: what a dead sender holds is judged on a fresh list."""
+    _one_at_a_time(db)
     return set(db.scalars(_ALIVE))
 
 

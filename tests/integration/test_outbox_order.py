@@ -207,3 +207,40 @@ def test_on_postgres_a_claim_from_before_the_server_started_keeps_its_lease(
     with UnitOfWork(pg_engine).transaction() as db:  # the server started before it
         book.take_over(db, {B}, leased_after=until - LEASE)
     assert texts(claim(pg_engine, B)) == ["x1"]
+
+
+@pytest.mark.postgres
+def test_on_postgres_a_sender_back_during_another_s_take_over_keeps_its_claim(
+    pg_engine: Engine,
+) -> None:
+    """After a restart, B reads who is alive (not A yet); A takes its lock again and claims;
+    then B frees the dead senders' calls and claims. Every call goes to one sender only: A's
+    claim waits for B's transaction, which began with the list of the living."""
+    clean(pg_engine)
+    write(pg_engine, 9_700, A, call(X, "x1"), call(Y, "y1"))  # A has no session: left free
+    got: dict[int, list[OutboxRow]] = {}
+    listed, go_on = threading.Event(), threading.Event()
+
+    def b_claims() -> None:
+        with UnitOfWork(pg_engine).transaction() as db:
+            living = book.alive(db)
+            listed.set()
+            go_on.wait(10)
+            book.take_over(db, living, leased_after=book.started(db) + LEASE)
+            got[B] = book.claim(db, holder=B, lease=LEASE, limit=100)
+
+    def a_claims() -> None:
+        got[A] = claim(pg_engine, A)
+
+    with alive(pg_engine, B):
+        b = threading.Thread(target=b_claims)
+        b.start()
+        assert listed.wait(10)
+        with alive(pg_engine, A):  # A is back, after B's list
+            a = threading.Thread(target=a_claims)
+            a.start()
+            a.join(0.5)  # A's claim is under way meanwhile
+            go_on.set()
+            b.join(10)
+            a.join(10)
+    assert sorted(texts(got[A] + got[B])) == ["x1", "y1"]  # none twice
