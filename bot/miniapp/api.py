@@ -416,9 +416,7 @@ class AgainHandler(_Recording):
             key = str(uuid.UUID(str(data.get("key"))))
         except ValueError:
             raise tornado.web.HTTPError(400) from None
-        event = data.get("event")
-        if type(event) is not int or event <= 0:
-            raise tornado.web.HTTPError(400)
+        event = guard.record_id(data.get("event"))
         ctx = self.ctx("[again]", update_id_of(key, self.place.chat_id))
         try:
             answer = await self.env.service.perform(ctx, Again(event_id=event))
@@ -448,9 +446,7 @@ class UndoHandler(_Recording):
             key = str(uuid.UUID(str(data.get("key"))))
         except ValueError:
             raise tornado.web.HTTPError(400) from None
-        event = data.get("event")
-        if type(event) is not int or event <= 0:
-            raise tornado.web.HTTPError(400)
+        event = guard.record_id(data.get("event"))
         ctx = self.ctx("[undo]", update_id_of(key, self.place.chat_id))
         try:
             answer = await self.env.service.perform(ctx, Undo(event_id=event))

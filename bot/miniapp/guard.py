@@ -5,8 +5,9 @@ door around the chat's rules:
   it, a view gets 429 and a check or a recording the chat's polite answer as its refusal;
 - a recording asks Telegram afresh whether the user is a member; only views (and checks,
   which record nothing) use the minute-long cache;
-- a query's number that is not plain digits, or a body nested deeper than any form, is a
-  400; every refused request is one log line, never a traceback;
+- a query's number that is not plain digits, a record's id no record can have (past the
+  database's 32-bit ids), or a body nested deeper than any form, is a 400; every refused
+  request is one log line, never a traceback;
 - a recording repeated with its key answers with what that key recorded.
 """
 
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 import tornado.web
 
+from bot.commands.callback_data import MAX_ID
 from bot.i18n import N_, pick_language
 from bot.presentation.render import Renderer
 from service.replies import Recorded, Reply
@@ -78,6 +80,14 @@ def check_query(handler: tornado.web.RequestHandler) -> None:
         value = handler.get_query_argument(name, "")
         if value and not (value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS):
             raise tornado.web.HTTPError(400)
+
+
+def record_id(value: Any) -> int:
+    """A record's id from a body (Undo, Record again): an int of 1 to `MAX_ID`, else a 400
+    (a larger one is past the database's integers: an error there, not a refusal)."""
+    if type(value) is not int or not 0 < value <= MAX_ID:
+        raise tornado.web.HTTPError(400)
+    return value
 
 
 def parse(body: bytes) -> Any:
