@@ -2,8 +2,9 @@
 
 Webhook mode (WEBHOOK_URL set): the bot's webhook server must answer HTTP on WEBHOOK_PORT (any
 status counts: a GET on the webhook path is answered 405). Polling mode: the database must answer
-``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). The settings are
-the bot's own (`bot.settings`: the environment, then `.env`).
+``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). In both, an
+SQLite file must pass `PRAGMA quick_check` ("database damaged" otherwise). The settings are the
+bot's own (`bot.settings`: the environment, then `.env`).
 """
 
 from __future__ import annotations
@@ -49,10 +50,28 @@ def database_ok(url: str) -> bool:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         engine.dispose()
-        return True
     except Exception as error:  # any failure means unhealthy
         print(f"database not answering: {error}", file=sys.stderr)
         return False
+    return file_ok(url)
+
+
+def file_ok(url: str) -> bool:
+    """An SQLite file that passes `PRAGMA quick_check` (PostgreSQL: nothing to check here)."""
+    from bot.dbfile import quick_check, sqlite_file
+
+    path = sqlite_file(url)
+    if path is None or not path.is_file():
+        return True
+    problem = quick_check(path)
+    if problem is not None:
+        print(
+            f"database damaged: {path} ({problem}); restore the last backup with the bot "
+            f"stopped: jifen restore BACKUP",
+            file=sys.stderr,
+        )
+        return False
+    return True
 
 
 def main() -> int:
@@ -63,6 +82,7 @@ def main() -> int:
         return 1
     if config.webhook_url:
         healthy = webhook_ok(config.webhook_url, config.webhook_listen, config.webhook_port)
+        healthy = healthy and file_ok(config.database_url)
     else:
         healthy = database_ok(config.database_url)
     return 0 if healthy else 1
