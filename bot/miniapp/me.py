@@ -11,7 +11,7 @@ from typing import Any
 import tornado.web
 
 from bot.i18n import pick_language
-from bot.miniapp import auth
+from bot.miniapp import auth, guard
 from bot.miniapp.api import INIT_HEADER, Env
 from bot.presentation.render import Renderer
 from service.context import Actor, Ctx
@@ -42,6 +42,10 @@ class MeHandler(tornado.web.RequestHandler):
         )
         if launch is None:
             raise tornado.web.HTTPError(401)
+        views = self.env.application.bot_data.get("views")  # a read: the member's views budget
+        user, lang = launch.user_id, launch.language
+        if guard.flooded(self, views, user, user, lang, guard.VIEWS_WARNING):
+            return
         name = member_name(launch.first_name, launch.username, launch.user_id)
         actor = Actor(launch.user_id, name, launch.username, launch.language)
         ctx = Ctx(chat_id=launch.user_id, actor=actor)  # the private chat with the bot
