@@ -105,4 +105,5 @@ def _group(db: Connection, mine: PlayerRow) -> MeGroup | None:
         games=games,
         mates=tuple((names.get(pid, "?"), n) for pid, n in top[:MATES_SHOWN]),
         head_to_head=tuple(pairs[:PAIRS_SHOWN]),
+        chat_id=chat.id,
     )
