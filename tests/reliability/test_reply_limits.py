@@ -146,3 +146,22 @@ def test_every_tiles_refusal_cuts_the_group_it_echoes(
     assert reply.startswith(WARNING + " Ann's tiles: ") and SHOWN[code] in reply, reply
     assert not echoed(outcome, unit) and "…" in reply, reply
     assert len(reply) < 600
+
+
+def test_a_long_history_of_emoji_names_is_split_as_telegram_counts(bot: BotUnderTest) -> None:
+    """An emoji past U+FFFF is one character in Python and two in Telegram's count: /history
+    100 with such names is sent in parts Telegram takes (it was one part, "too long")."""
+    chat = Chat(-fresh_id() - 3_300_000_000_000, "supergroup", title="emoji")
+    bot.api.add_chat(chat)
+    faces = ("😀", "🐉", "🎲", "🦊")
+    users = [User(33_000_000 + fresh_id(), face * 32, language_code="en") for face in faces]
+    for user in users:
+        bot.api.set_member(chat.id, user, "member")
+    bot.say(users[0], "/new mahjong", chat)
+    for user in users:
+        bot.say(user, "/join", chat)
+    for i in range(100):  # the winners by turns: never the same hand twice running
+        assert not bot.say(users[0], f"/hu {i % 4 + 1} pao {(i + 1) % 4 + 1} qys", chat).errors
+    outcome = bot.say(users[1], "/history 100", chat)
+    within_limits(outcome)
+    assert len(outcome.texts) >= 2 and sum(t.count("#") for t in outcome.texts) >= 100
