@@ -3,8 +3,9 @@
 Webhook mode (WEBHOOK_URL set): the bot's webhook server must answer HTTP on WEBHOOK_PORT (any
 status counts: a GET on the webhook path is answered 405). Polling mode: the database must answer
 ``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). In both, an
-SQLite file must pass `PRAGMA quick_check` ("database damaged" otherwise). The settings are the
-bot's own (`bot.settings`: the environment, then `.env`).
+SQLite file must have room to write on its disk ("disk full" otherwise: `storage.disk`) and
+pass `PRAGMA quick_check` ("database damaged"). The settings are the bot's own
+(`bot.settings`: the environment, then `.env`).
 """
 
 from __future__ import annotations
@@ -57,12 +58,26 @@ def database_ok(url: str) -> bool:
 
 
 def file_ok(url: str) -> bool:
-    """An SQLite file that passes `PRAGMA quick_check` (PostgreSQL: nothing to check here)."""
+    """An SQLite file with room to write on its disk that passes `PRAGMA quick_check`
+    (PostgreSQL: nothing to check here)."""
     from bot.dbfile import quick_check, sqlite_file
+    from storage import disk
+    from storage.db import make_engine
 
     path = sqlite_file(url)
     if path is None or not path.is_file():
         return True
+    engine = make_engine(url, create=False)
+    try:
+        room = disk.room(engine)
+    except Exception as error:  # any failure means unhealthy
+        print(f"database not answering: {error}", file=sys.stderr)
+        return False
+    finally:
+        engine.dispose()
+    if room is not None and room.full:
+        print(f"disk full: {room}", file=sys.stderr)
+        return False
     problem = quick_check(path)
     if problem is not None:
         print(

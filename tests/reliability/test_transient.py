@@ -195,6 +195,8 @@ async def test_a_full_disk_is_said_once_and_nothing_is_half_written(
             await seat(hook, chat)
             await hook.drained()
             since = hook.api.last_seq
+            with engine.connect() as conn:  # the bot folds the WAL back on a full disk (issue
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # 39): none is left
             filler = small_disk / "filler"
             fill(filler)
             hand = hook.api.send_text(chat, ZH, "/hu A zimo qys")
