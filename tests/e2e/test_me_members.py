@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from bot.miniapp import auth
 from tests.botprocess import free_port
-from tests.e2e.conftest import TOKEN, Bots, Group, user, wait_until
+from tests.e2e.conftest import TOKEN, Bots, private, user, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -28,21 +27,9 @@ ALICE, BOB, CAROL, DAVE = (
 ERIN, FRANK = user("Erin", 3205), user("Frank", 3206)
 
 
-@dataclass
-class Private(Group):
-    """A member's private chat with the bot."""
-
-    member: dict | None = None
-
-    @property
-    def chat(self) -> dict:
-        assert self.member is not None
-        return {"id": self.member["id"], "type": "private", "first_name": self.member["first_name"]}
-
-
 def private_me(bots: Bots, member: dict) -> str:
     """/me in the member's private chat with the bot: the reply's text."""
-    return Private(bots.client, chat_id=member["id"], title="", member=member).text(member, "/me")
+    return private(bots, member).text(member, "/me")
 
 
 def app_me(port: int, member: dict) -> str:

@@ -9,7 +9,6 @@ starts, and Telegram's updates kept meanwhile are recorded.
 from __future__ import annotations
 
 import random
-import re
 import sqlite3
 import subprocess
 import sys
@@ -20,24 +19,14 @@ import pytest
 
 from tests.botprocess import REPO, BotProcess, bot_env
 from tests.emulator.server import EmulatorClient, EmulatorProcess
-from tests.reliability.crashkit import NAMES, wait_until
+from tests.reliability.crashkit import wait_until
+from tests.reliability.filekit import members, pay, seat, transfers
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(300)]
 
 TOKEN = "4245:DAMAGED-test-token"
 CHAT = {"id": -100_989, "type": "supergroup", "title": "table"}
-TRANSFER = re.compile(r"Transfer #(\d+)")
 HEALTHCHECK = REPO / "deploy" / "healthcheck.py"
-
-
-def transfers(client: EmulatorClient) -> list[int]:
-    found = (TRANSFER.search(e["plain_text"]) for e in client.outbox(CHAT["id"]))
-    return [int(m[1]) for m in found if m]
-
-
-def pay(client: EmulatorClient, first: int, n: int) -> None:
-    for i in range(first, first + n):  # 2 and 1 by turns: never the same transfer twice running
-        client.send(CHAT, NAMES[i % 3], f"/pay Ann Dan {1 + i % 2}")
 
 
 def damage(path: Path) -> None:
@@ -84,15 +73,13 @@ def played(tmp_path: Path, env: dict[str, str], client: EmulatorClient) -> None:
             command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
 
-    for name in NAMES:
-        client.set_member(CHAT, name, "member")
+    members(client, CHAT)
     bot = BotProcess(env, tmp_path / "bot.log", cwd=tmp_path)
     try:
         bot.start().wait_ready()
-        client.send(CHAT, "Ann", "/new mahjong")
-        client.send(CHAT, "Ann", "/seats " + " ".join(NAMES))
-        pay(client, 0, 40)
-        assert wait_until(lambda: len(transfers(client)) >= 40, 60), bot.log()
+        seat(client, CHAT)
+        pay(client, CHAT, 0, 40)
+        assert wait_until(lambda: len(transfers(client, CHAT)) >= 40, 60), bot.log()
         backup = tmp_path / "evening.sqlite3"
         assert jifen("-m", "bot.cli", "backup", str(backup)).returncode == 0
         assert bot.stop() == 0
@@ -100,7 +87,7 @@ def played(tmp_path: Path, env: dict[str, str], client: EmulatorClient) -> None:
         bot.close()
     assert jifen(str(HEALTHCHECK)).returncode == 0
     damage(database)
-    pay(client, 40, 3)  # Telegram keeps them while the bot is down
+    pay(client, CHAT, 40, 3)  # Telegram keeps them while the bot is down
     started = jifen()
     assert started.returncode == 2, started.stderr
     lines = started.stderr.strip().splitlines()
@@ -113,8 +100,8 @@ def played(tmp_path: Path, env: dict[str, str], client: EmulatorClient) -> None:
     bot = BotProcess(env, tmp_path / "bot.log", cwd=tmp_path)
     try:
         bot.start().wait_ready()
-        assert wait_until(lambda: len(transfers(client)) >= 43, 60), bot.log()
-        assert transfers(client) == list(range(1, 44))
+        assert wait_until(lambda: len(transfers(client, CHAT)) >= 43, 60), bot.log()
+        assert transfers(client, CHAT) == list(range(1, 44))
         assert jifen(str(HEALTHCHECK)).returncode == 0
         assert bot.stop() == 0
     finally:

@@ -13,8 +13,6 @@ Needs a small tmpfs (we are root here and in CI): skipped, saying why, where it 
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import shutil
 import subprocess
@@ -28,56 +26,22 @@ from sqlalchemy import exc
 from storage import disk
 from storage.db import make_engine
 from tests.botprocess import REPO, BotProcess, bot_env
-from tests.emulator.server import EmulatorClient, EmulatorProcess
-from tests.reliability.crashkit import NAMES, wait_until
+from tests.emulator.server import EmulatorProcess
+from tests.reliability.crashkit import wait_until
+from tests.reliability.filekit import fill, members, pay, seat, small_volume, transfers
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(400)]
 
 TOKEN = "4246:FULLDISK-test-token"
 CHAT = {"id": -100_990, "type": "supergroup", "title": "table"}
-TRANSFER = re.compile(r"Transfer #(\d+)")
 HEALTHCHECK = REPO / "deploy" / "healthcheck.py"
 NOTICE = "briefly unavailable"
 
 
 @pytest.fixture
 def volume(tmp_path: Path) -> Iterator[Path]:
-    """A 3 MB tmpfs of the test's own."""
-    mount = tmp_path / "volume"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a 3 MB tmpfs here: {done.stderr.strip() or done.returncode}")
-    try:
+    with small_volume(tmp_path / "volume", "3m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(path: Path) -> None:
-    """Fill the filesystem of `path` to the last byte."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
-    try:
-        for size in (65536, 1):
-            with contextlib.suppress(OSError):
-                while os.write(fd, b"\0" * size):
-                    pass
-    finally:
-        os.close(fd)
-
-
-def transfers(client: EmulatorClient) -> list[int]:
-    found = (TRANSFER.search(e["plain_text"]) for e in client.outbox(CHAT["id"]))
-    return [int(m[1]) for m in found if m]
-
-
-def pay(client: EmulatorClient, first: int, n: int) -> None:
-    for i in range(first, first + n):  # 2 and 1 by turns: never the same transfer twice running
-        client.send(CHAT, NAMES[i % 3], f"/pay Ann Dan {1 + i % 2}")
 
 
 def test_a_small_volume_holds_a_long_evening_and_a_full_one_recovers(
@@ -102,24 +66,22 @@ def test_a_small_volume_holds_a_long_evening_and_a_full_one_recovers(
                 timeout=120,
             )
 
-        for name in NAMES:
-            client.set_member(CHAT, name, "member")
+        members(client, CHAT)
         bot = BotProcess(env, tmp_path / "bot.log", cwd=tmp_path)
         try:
             bot.start().wait_ready()
-            client.send(CHAT, "Ann", "/new mahjong")
-            client.send(CHAT, "Ann", "/seats " + " ".join(NAMES))
-            pay(client, 0, 150)  # some 7 MB of WAL without a checkpoint: the volume is 3 MB
-            assert wait_until(lambda: len(transfers(client)) >= 150, 180), (
-                transfers(client)[-3:],
+            seat(client, CHAT)
+            pay(client, CHAT, 0, 150)  # some 7 MB of WAL without a checkpoint: the volume is 3 MB
+            assert wait_until(lambda: len(transfers(client, CHAT)) >= 150, 180), (
+                transfers(client, CHAT)[-3:],
                 bot.log()[-3000:],
             )
-            assert transfers(client) == list(range(1, 151))
+            assert transfers(client, CHAT) == list(range(1, 151))
             assert health().returncode == 0, health().stderr
 
             filler = volume / "filler"  # another file takes the rest of the volume
             fill(filler)
-            pay(client, 150, 40)
+            pay(client, CHAT, 150, 40)
             assert wait_until(lambda: "disk full" in bot.log() and "needs" in bot.log(), 120), (
                 bot.log()[-3000:]
             )
@@ -130,8 +92,8 @@ def test_a_small_volume_holds_a_long_evening_and_a_full_one_recovers(
             assert bot.alive
 
             filler.unlink()  # room again
-            assert wait_until(lambda: len(transfers(client)) >= 190, 120), bot.log()[-3000:]
-            assert transfers(client) == list(range(1, 191))  # each once, in order
+            assert wait_until(lambda: len(transfers(client, CHAT)) >= 190, 120), bot.log()[-3000:]
+            assert transfers(client, CHAT) == list(range(1, 191))  # each once, in order
             told = [e for e in client.outbox(CHAT["id"]) if NOTICE in e["plain_text"]]
             assert 1 <= len(told) <= 40  # at most once per update
             assert health().returncode == 0, health().stderr
