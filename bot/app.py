@@ -31,6 +31,7 @@ from bot.delivery.capture import CapturingRequest, Limiter
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
 from bot.i18n import N_, translator
+from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
 from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
@@ -119,6 +120,8 @@ def build_application(
     if config.flood is not None:
         limit, window = config.flood
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
+        # the Mini App's reads: a budget of their own, not the commands a member types
+        application.bot_data["views"] = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW)
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
     for handler, names in routes.families():  # new messages only: edits are not re-recorded
         application.add_handler(MessageHandler(routes.Named(names), handler))

@@ -54,7 +54,7 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
     setup_logging(config.token)
     try:
         return serve(config)
-    except dbfile.Missing as err:
+    except (dbfile.Missing, dbfile.Damaged) as err:
         log.error("not starting: %s", err)
         return 2
     except Exception:  # logged through the redacting formatter, never raw to stderr
@@ -68,6 +68,7 @@ def serve(config: Settings) -> int:
     if (first := dbfile.before_start(config.database_url)) is not None:
         log.warning(first)
     dbfile.hold(config.database_url)
+    dbfile.check_intact(config.database_url)
     engine = make_engine(config.database_url)
     ensure_schema(engine)
     dbfile.after_start(config.database_url)

@@ -7,6 +7,8 @@
   `jifen restore` refuses while one does.
 - The engine refuses to commit into a file that is no longer the one at its path
   (`storage.db.FileReplaced`); the bot then stops (`bot.delivery.transient`).
+- `jifen run` (and the health check) refuse a file that fails SQLite's `PRAGMA quick_check`
+  (`Damaged`): one line says so and how to restore the last backup.
 PostgreSQL databases have none of this (the server keeps them).
 """
 
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy.engine import make_url
 
@@ -26,6 +30,10 @@ _held: list[int] = []  # this process's directory locks (released when it exits)
 
 class Missing(RuntimeError):
     """The database is gone though its directory held one: the bot does not start."""
+
+
+class Damaged(RuntimeError):
+    """The database file fails SQLite's quick check: the bot does not start on it."""
 
 
 def sqlite_file(url: str) -> Path | None:
@@ -57,6 +65,36 @@ def before_start(url: str) -> str | None:
             f"empty one instead, delete {mark}"
         )
     return f"no database at {path} yet: creating a new, empty one"
+
+
+def check_intact(url: str) -> None:
+    """`Damaged` when the SQLite file of `url` is there but fails `PRAGMA quick_check` (or is
+    no SQLite database at all); nothing for PostgreSQL or a file not made yet."""
+    path = sqlite_file(url)
+    if path is None or not path.is_file():
+        return
+    problem = quick_check(path)
+    if problem is not None:
+        raise Damaged(
+            f"the database {path} is damaged (PRAGMA quick_check: {problem}). Restore the last "
+            f"backup with the bot stopped: jifen restore BACKUP (this replaces the damaged file: "
+            f"copy it aside first to keep it)"
+        )
+
+
+def quick_check(path: Path) -> str | None:
+    """SQLite's `quick_check` of the file (through its WAL): None when it says ok, else its
+    first finding on one line."""
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=rw", uri=True, timeout=30)
+        try:
+            rows = conn.execute("PRAGMA quick_check(1)").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as err:  # not a database, or a page unreadable at the start
+        return str(err)
+    found = " ".join(str(rows[0][0]).split()) if rows else "no answer"
+    return None if found == "ok" else found[:300]
 
 
 def after_start(url: str) -> None:

@@ -2,8 +2,10 @@
 
 Webhook mode (WEBHOOK_URL set): the bot's webhook server must answer HTTP on WEBHOOK_PORT (any
 status counts: a GET on the webhook path is answered 405). Polling mode: the database must answer
-``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). The settings are
-the bot's own (`bot.settings`: the environment, then `.env`).
+``SELECT 1`` (a missing SQLite file is unhealthy: the check never creates one). In both, an
+SQLite file must have room to write on its disk ("disk full" otherwise: `storage.disk`) and
+pass `PRAGMA quick_check` ("database damaged"). The settings are the bot's own
+(`bot.settings`: the environment, then `.env`).
 """
 
 from __future__ import annotations
@@ -49,10 +51,42 @@ def database_ok(url: str) -> bool:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         engine.dispose()
-        return True
     except Exception as error:  # any failure means unhealthy
         print(f"database not answering: {error}", file=sys.stderr)
         return False
+    return file_ok(url)
+
+
+def file_ok(url: str) -> bool:
+    """An SQLite file with room to write on its disk that passes `PRAGMA quick_check`
+    (PostgreSQL: nothing to check here)."""
+    from bot.dbfile import quick_check, sqlite_file
+    from storage import disk
+    from storage.db import make_engine
+
+    path = sqlite_file(url)
+    if path is None or not path.is_file():
+        return True
+    engine = make_engine(url, create=False)
+    try:
+        room = disk.room(engine)
+    except Exception as error:  # any failure means unhealthy
+        print(f"database not answering: {error}", file=sys.stderr)
+        return False
+    finally:
+        engine.dispose()
+    if room is not None and room.full:
+        print(f"disk full: {room}", file=sys.stderr)
+        return False
+    problem = quick_check(path)
+    if problem is not None:
+        print(
+            f"database damaged: {path} ({problem}); restore the last backup with the bot "
+            f"stopped: jifen restore BACKUP",
+            file=sys.stderr,
+        )
+        return False
+    return True
 
 
 def main() -> int:
@@ -63,6 +97,7 @@ def main() -> int:
         return 1
     if config.webhook_url:
         healthy = webhook_ok(config.webhook_url, config.webhook_listen, config.webhook_port)
+        healthy = healthy and file_ok(config.database_url)
     else:
         healthy = database_ok(config.database_url)
     return 0 if healthy else 1

@@ -15,3 +15,12 @@ class ScoringError(ValueError):
 def N_(message: str) -> str:
     """Mark a message for translation by the bot (scoring itself stays in English)."""
     return message
+
+
+ECHO = 30  # characters of what was typed that a refusal shows back (as the parser's do)
+
+
+def echo(typed: str) -> str:
+    """What was typed, as a refusal shows it back: at most `ECHO` characters, "…" ending a cut
+    (a whole message of tiles would be over Telegram's length)."""
+    return typed if len(typed) <= ECHO else typed[: ECHO - 1] + "…"

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from typing import Final
 
+from scoring.errors import echo
 from scoring.tiles_model import TILES, HandTiles, Meld, MeldKind, Suit, notation, refusal
 
 __all__ = ["looks_like_tiles", "parse_tiles"]
@@ -84,7 +85,7 @@ class _Parser:
 
     def no_digits_waiting(self) -> None:
         if self.digits:
-            raise refusal("tiles_no_suit", digits=self.digits)
+            raise refusal("tiles_no_suit", digits=echo(self.digits))
 
     def suit(self, letter: str) -> None:
         digits, self.digits = self.digits, ""
@@ -92,7 +93,7 @@ class _Parser:
             raise refusal("tiles_suit_without_digits", letter=letter)
         suit = _SUITS.get(letter.lower())
         if suit is None:
-            raise refusal("tiles_suit_unknown", letter=letter, digits=digits)
+            raise refusal("tiles_suit_unknown", letter=letter, digits=echo(digits))
         target = self._target()
         for digit in digits:
             number = int(digit)
@@ -109,7 +110,7 @@ class _Parser:
     def open(self, char: str) -> None:
         self.no_digits_waiting()
         if self.group is not None:
-            raise refusal("tiles_bracket_nested", group=self._open_text())
+            raise refusal("tiles_bracket_nested", group=echo(self._open_text()))
         self.group, self.opener = [], char
 
     def close(self, char: str) -> None:
@@ -120,14 +121,14 @@ class _Parser:
         self.group = None
         text = opener + notation(TILES[i] for i in sorted(group)) + char
         if _CLOSE[opener] != char:
-            raise refusal("tiles_bracket_mismatch", group=text)
+            raise refusal("tiles_bracket_mismatch", group=echo(text))
         self.declared.append(_group(group, opener == "[", text))
 
     def finish(self) -> HandTiles:
         self.no_digits_waiting()
         if self.group is not None:
             group = self._open_text()
-            raise refusal("tiles_bracket_unclosed", group=group)
+            raise refusal("tiles_bracket_unclosed", group=echo(group))
         return HandTiles(tuple(self.declared), tuple(TILES[i] for i in sorted(self.loose)))
 
 
@@ -140,11 +141,11 @@ def _group(tiles: list[int], exposed: bool, text: str) -> Meld:
             kind = MeldKind.PUNG if len(tiles) == 3 else MeldKind.KONG
             return Meld(kind, TILES[first], exposed=True)
         if sorted(tiles) == [first, first + 1, first + 2] and first < 27 and first % 9 < 7:
-            raise refusal("tiles_exposed_run", group=text)
-        raise refusal("tiles_group_shape", group=text)
+            raise refusal("tiles_exposed_run", group=echo(text))
+        raise refusal("tiles_group_shape", group=echo(text))
     if same and len(tiles) == 4:
         return Meld(MeldKind.KONG, TILES[first])
-    raise refusal("tiles_concealed_kong", group=text)
+    raise refusal("tiles_concealed_kong", group=echo(text))
 
 
 def parse_tiles(text: str) -> HandTiles:

@@ -24,6 +24,7 @@ from scoring.games import EventKind, Unit
 from scoring.hand_stats import Payment, hand_stats
 from scoring.settle_up import settle_up
 from service.errors import N_
+from service.names import clean_title
 from service.rating import SITTING_GAP, hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
 from service.views import season_for
@@ -136,7 +137,7 @@ def _card(
     most = max(tally.wins.values(), default=0)
     best_run = max(tally.best_run.values(), default=0)
     return Card(
-        title=chat.title,
+        title=clean_title(chat.title),
         season=season.number if season is not None else None,
         start=tally.start,
         end=tally.end,

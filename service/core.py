@@ -35,6 +35,7 @@ from service import (
 from service import settle as settling
 from service.context import Ctx
 from service.errors import N_
+from service.names import clean_title
 from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
     Again,
@@ -245,8 +246,9 @@ class Service:
         first_lang = language_of(ctx.actor.language) if work.chat.lang is None else None
         if first_lang:  # the chat's first command: its language, kept (`chat_language`)
             work.chat.lang = first_lang
-        if (ctx.chat_title and ctx.chat_title != work.chat.title) or first_lang:
-            work.chat.title = ctx.chat_title or work.chat.title  # /me names groups by it
+        title = clean_title(ctx.chat_title)  # as names are: no override reorders it
+        if (title and title != work.chat.title) or first_lang:
+            work.chat.title = title or work.chat.title  # /me names groups by it
             chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
             return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)

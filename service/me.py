@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 from scoring.games import Unit
 from scoring.hand_stats import COUNTERS
 from service.ledger import player_names
+from service.names import clean_title
 from service.replies import MeCounts, MeGame, MeGroup, MeView
 from storage.gateway import chats, players, stats
 from storage.gateway import ledger as book
@@ -98,10 +99,11 @@ def _group(db: Connection, mine: PlayerRow) -> MeGroup | None:
         if ever[unit].counts["hands"] or ever[unit].net
     )
     return MeGroup(
-        title=chat.title,
+        title=clean_title(chat.title),
         name=mine.name,
         season=current.number,
         games=games,
         mates=tuple((names.get(pid, "?"), n) for pid, n in top[:MATES_SHOWN]),
         head_to_head=tuple(pairs[:PAIRS_SHOWN]),
+        chat_id=chat.id,
     )

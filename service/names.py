@@ -3,9 +3,10 @@
 ``clean`` is what is stored and shown: NFKC (full-width letters become ordinary ones), without
 control and format characters (Unicode Cc/Cf: right-to-left overrides, isolates, zero-width
 joiners, soft hyphens — they reorder or hide text), spaces collapsed, at most ``MAX_NAME``
-characters. ``skeleton`` is what two names are compared by: the clean name, casefolded, with
-Cyrillic and Greek letters that look like Latin ones mapped to those, and no spaces; two names
-with the same skeleton look alike on screen.
+characters; ``clean_title`` the same for a group's title (up to Telegram's 128). ``skeleton``
+is what two names are compared by: the clean name, casefolded, with Cyrillic and Greek letters
+that look like Latin ones mapped to those, and no spaces; two names with the same skeleton look
+alike on screen.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import unicodedata
 from functools import lru_cache
 
 MAX_NAME = 32
+MAX_TITLE = 128  # Telegram's limit on a group's title
 
 # Cyrillic and Greek letters drawn like Latin ones (after casefolding), mapped to them.
 _LOOKALIKES = str.maketrans(
@@ -30,9 +32,18 @@ _LOOKALIKES = str.maketrans(
 @lru_cache(maxsize=4096)  # a chat's few names come again with every command
 def clean(name: str) -> str:
     """The name as stored and shown ("" when nothing visible is left)."""
-    text = unicodedata.normalize("NFKC", name)
+    return _cleaned(name, MAX_NAME)
+
+
+def clean_title(title: str | None) -> str | None:
+    """A group's title as stored and shown, cleaned as a name is (None: nothing visible)."""
+    return (_cleaned(title, MAX_TITLE) or None) if title else None
+
+
+def _cleaned(text: str, limit: int) -> str:
+    text = unicodedata.normalize("NFKC", text)
     text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or not _hidden(ch))
-    return " ".join(text.split())[:MAX_NAME].strip()
+    return " ".join(text.split())[:limit].strip()
 
 
 def _hidden(ch: str) -> bool:

@@ -472,6 +472,7 @@ class MeGroup:
     mates: tuple[tuple[str, int], ...]  # whom they played with most: (name, hands together)
     head_to_head: tuple[tuple[str, Fraction, Fraction], ...]  # mahjong, all time: (name,
     # paid them, got from them), largest difference first
+    chat_id: int  # the group: shown only while the member is one of its members (bot side)
 
 
 @dataclass(frozen=True)

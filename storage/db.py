@@ -1,6 +1,7 @@
 """Engines: SQLite (WAL, busy timeout, foreign keys, writers begin IMMEDIATE; a file created
 0600, never created again behind the engine's back, and checked at every commit to be the one
-it opened) or PostgreSQL (psycopg 3). JSON columns are written and read with orjson."""
+it opened; its WAL kept to a share of a small volume, `storage.disk`) or PostgreSQL (psycopg
+3). JSON columns are written and read with orjson."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from urllib.parse import quote
 import orjson
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine, make_url
+
+from storage import disk
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -94,6 +97,8 @@ def _sqlite_engine(url: str, create: bool) -> Engine:
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA cache_size=-32000")  # 32 MB of pages (default 2 MB): long ledgers
+        if path:  # a small volume: the WAL folded back before it fills it (`storage.disk`)
+            cur.execute(f"PRAGMA wal_autocheckpoint={disk.wal_pages(path)}")
         cur.close()
 
     return engine

@@ -21,12 +21,13 @@ from bot.chat.run import renderer_for, renderer_of, run
 from bot.commands.callback_data import card_data
 from bot.i18n import N_
 from bot.miniapp.link import me_page
+from bot.miniapp.members import current_groups
 from bot.presentation.chart_process import draw_card_apart
 from bot.presentation.markup import split_text
 from bot.presentation.render import Button, Out, Renderer
 from bot.presentation.render_beyond import ME_OPEN, ME_PRIVATE
 from service.errors import ServiceError
-from service.replies import Card, Info, ResetDone, SettleView
+from service.replies import Card, Info, MeView, ResetDone, SettleView
 from service.requests import Me, SeasonCard, Summary
 
 DEEP_LINK = "me"  # t.me/<bot>?start=me: the private chat opens with /start me
@@ -68,7 +69,10 @@ async def _me(update: Update, context: ContextTypes.DEFAULT_TYPE, command: Comma
     if answered is None:
         return
     renderer = renderer_of(answered, update)
-    out = renderer.render(answered.reply)
+    reply = answered.reply
+    if isinstance(reply, MeView) and update.effective_user is not None:  # its current groups
+        reply = await current_groups(context.bot, update.effective_user.id, reply)
+    out = renderer.render(reply)
     page = me_page(context)
     keyboard = None
     if page is not None:

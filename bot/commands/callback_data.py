@@ -161,8 +161,10 @@ def parse_press(data: str | None) -> Press | None:
     if action == "new":
         return Press(action, arg) if new_request(arg) is not None else None
     if action == "me":
-        ids = arg.split(".")
-        valid = len(ids) == 2 and all(i.isascii() and i.isdigit() and len(i) <= 19 for i in ids)
+        ids = arg.split(".")  # a player (a record's id) and a Telegram user (0: anyone)
+        user = ids[-1]
+        valid = len(ids) == 2 and _id(ids[0]) and user.isascii() and user.isdigit()
+        valid = valid and len(user) <= 19
         return Press(action, arg) if valid else None
     if action == "nm":
         return Press(action, arg) if name_request(arg) is not None else None

@@ -5,7 +5,8 @@ The error handler registered first (`on_transient_error`) notes the update as fa
 and stops the generic "Sorry" handler; the member is told once per update that the command will
 be recorded as soon as the database is back (no need to type it again). `bot.delivery.polling`
 and `bot.delivery.webhook` retry. A database file pulled away under the bot (`FileReplaced`) is
-handled the same way, and stops the bot: nothing more is confirmed until it is put back.
+handled the same way, and stops the bot: nothing more is confirmed until it is put back. A
+full disk is met by folding the WAL back first (`bot.delivery.full_disk`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
 from bot.delivery.capture import direct
+from bot.delivery.full_disk import make_room
 from bot.i18n import N_, pick_language
 from bot.presentation.render import Renderer
+from storage import disk
 from storage.db import FileReplaced
 
 log = logging.getLogger(__name__)
@@ -107,6 +110,8 @@ async def on_transient_error(update: object, context: ContextTypes.DEFAULT_TYPE)
     log.warning("update %s failed for now: %s", update.update_id, context.error)
     if isinstance(context.error, FileReplaced):
         stop_for_good(context.application, context.error)
+    if disk.is_full(context.error):  # before the retry: the WAL folded back, the need logged
+        await make_room(context.application)
     record = failures(context.application)
     record.pending.add(update.update_id)
     if record.first_notice(update.update_id):

@@ -108,7 +108,8 @@ class Api(tornado.web.RequestHandler):
 
     env: Env
     place: Place
-    counted = True  # against the member's flood limit in the chat (the live poll has its own)
+    counted = True  # against a budget of the member in the chat (the live poll has its own)
+    records = False  # a recording: the member's command limit; else a read: the views budget
 
     def initialize(self, env: Env) -> None:
         self.env = env
@@ -135,8 +136,15 @@ class Api(tornado.web.RequestHandler):
         if found is None:
             raise tornado.web.HTTPError(404)
         chat_id, thread_id = found
-        flood = self.env.application.bot_data.get("flood")
-        if self.counted and guard.flooded(self, flood, launch.user_id, chat_id, launch.language):
+        budgets = self.env.application.bot_data
+        if self.counted and guard.over_budget(
+            self,
+            budgets,
+            record=self.records,
+            user_id=launch.user_id,
+            chat_id=chat_id,
+            lang=launch.language,
+        ):
             return
         bot, fresh = self.env.application.bot, guard.fresh(self.request)
         role = await self.env.members.role(bot, chat_id, launch.user_id, fresh=fresh)
@@ -369,6 +377,8 @@ class CheckHandler(_Recording):
 class RecordHandler(_Recording):
     """POST `{key, form}`: record once per key, and post it in the chat as if typed."""
 
+    records = True
+
     async def post(self) -> None:
         data = self.body()
         try:
@@ -410,15 +420,15 @@ class AgainHandler(_Recording):
     """POST `{key, event}`: [Record again] under the two-minute rule's question: the content of
     record `event` once more, once per key, posted in the chat as the chat's button would."""
 
+    records = True
+
     async def post(self) -> None:
         data = self.body()
         try:
             key = str(uuid.UUID(str(data.get("key"))))
         except ValueError:
             raise tornado.web.HTTPError(400) from None
-        event = data.get("event")
-        if type(event) is not int or event <= 0:
-            raise tornado.web.HTTPError(400)
+        event = guard.record_id(data.get("event"))
         ctx = self.ctx("[again]", update_id_of(key, self.place.chat_id))
         try:
             answer = await self.env.service.perform(ctx, Again(event_id=event))
@@ -442,15 +452,15 @@ class UndoHandler(_Recording):
     """POST `{key, event}`: undo that record as its Undo button in the chat would (the same
     permission rules: `ledger.undo`), once per key; the undo is posted in the chat."""
 
+    records = True
+
     async def post(self) -> None:
         data = self.body()
         try:
             key = str(uuid.UUID(str(data.get("key"))))
         except ValueError:
             raise tornado.web.HTTPError(400) from None
-        event = data.get("event")
-        if type(event) is not int or event <= 0:
-            raise tornado.web.HTTPError(400)
+        event = guard.record_id(data.get("event"))
         ctx = self.ctx("[undo]", update_id_of(key, self.place.chat_id))
         try:
             answer = await self.env.service.perform(ctx, Undo(event_id=event))

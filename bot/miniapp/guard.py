@@ -1,12 +1,16 @@
 """What every `/app/api/…` request passes besides its launch data, so that the app is no side
 door around the chat's rules:
 
-- the member's flood limit is the chat's (`bot.chat.flood`, the same guard and count): over
-  it, a view gets 429 and a check or a recording the chat's polite answer as its refusal;
+- a recording (record, undo, record again) counts against the member's flood limit in the
+  chat (`bot.chat.flood`, the same guard and count): over it, the chat's polite answer as its
+  refusal. Views, checks and previews (reads) have a budget of their own (`VIEWS_LIMIT` in
+  `VIEWS_WINDOW` per member and chat, `/app/api/me` per member), so looking at the table
+  never uses up the commands a member types: over it a GET gets 429 and a check its refusal;
 - a recording asks Telegram afresh whether the user is a member; only views (and checks,
   which record nothing) use the minute-long cache;
-- a query's number that is not plain digits, or a body nested deeper than any form, is a
-  400; every refused request is one log line, never a traceback;
+- a query's number that is not plain digits, a record's id no record can have (past the
+  database's 32-bit ids), or a body nested deeper than any form, is a 400; every refused
+  request is one log line, never a traceback;
 - a recording repeated with its key answers with what that key recorded.
 """
 
@@ -15,10 +19,12 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import tornado.web
 
+from bot.commands.callback_data import MAX_ID
 from bot.i18n import N_, pick_language
 from bot.presentation.render import Renderer
 from service.replies import Recorded, Reply
@@ -29,6 +35,11 @@ FLOOD_WARNING = N_(
     "Slow down, please: at most {limit} commands in {window} seconds each. "
     "I will answer you again in a moment."
 )
+VIEWS_WARNING = N_(
+    "Slow down, please: the app answers at most {limit} requests in {window} seconds each. "
+    "Try again in a moment."
+)
+VIEWS_LIMIT, VIEWS_WINDOW = 60, 10.0  # a member's reads in a chat (`bot_data["views"]`)
 NUMBERS = ("n", "season")  # the query's numbers
 MAX_DIGITS = 9
 MAX_DEPTH = 16  # a form is a few levels deep (clauses of a hand, entries of a report)
@@ -45,20 +56,38 @@ class Limit(Protocol):
     def retry_after(self, user_id: int, chat_id: int) -> float: ...
 
 
+def over_budget(
+    handler: tornado.web.RequestHandler,
+    budgets: Mapping[str, Any],
+    *,
+    record: bool,
+    user_id: int,
+    chat_id: int,
+    lang: str | None,
+) -> bool:
+    """Count the request: a recording against the member's command limit in the chat (the
+    chat's guard, `budgets["flood"]`), a read against the member's views (`budgets["views"]`).
+    True when it was over and answered so (`flooded`)."""
+    if record:
+        return flooded(handler, budgets.get("flood"), user_id, chat_id, lang)
+    return flooded(handler, budgets.get("views"), user_id, chat_id, lang, VIEWS_WARNING)
+
+
 def flooded(
     handler: tornado.web.RequestHandler,
     guard: Limit | None,
     user_id: int,
     chat_id: int,
     lang: str | None,
+    warning: str = FLOOD_WARNING,
 ) -> bool:
-    """Count the request against the member's limit in the chat (the chat's own guard); over
-    it, the polite answer in `lang`: a view's is a 429, a check's or a recording's its refusal.
+    """Count the request against the member's limit in the chat (`guard`); over it, the
+    polite `warning` in `lang`: a view's is a 429, a check's or a recording's its refusal.
     True when the request was answered so."""
     if guard is None or guard.check(user_id, chat_id) == "allow":
         return False
     params = {"limit": guard.limit, "window": f"{guard.window:g}"}
-    text = Renderer(pick_language(None, lang)).alert(FLOOD_WARNING, params)
+    text = Renderer(pick_language(None, lang)).alert(warning, params)
     if handler.request.method == "GET":
         handler.set_status(429)
         wait = guard.retry_after(user_id, chat_id)
@@ -78,6 +107,14 @@ def check_query(handler: tornado.web.RequestHandler) -> None:
         value = handler.get_query_argument(name, "")
         if value and not (value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS):
             raise tornado.web.HTTPError(400)
+
+
+def record_id(value: Any) -> int:
+    """A record's id from a body (Undo, Record again): an int of 1 to `MAX_ID`, else a 400
+    (a larger one is past the database's integers: an error there, not a refusal)."""
+    if type(value) is not int or not 0 < value <= MAX_ID:
+        raise tornado.web.HTTPError(400)
+    return value
 
 
 def parse(body: bytes) -> Any:

@@ -1,7 +1,7 @@
 """`/app/api/me`: the member's own record in every group (/me), for the Mini App's page of its
 own (`static/me.html`), opened from the private chat with the bot. Only the launch data is
 needed (checked like every request: 401 without it): the record is the launching user's, and
-no chat token is involved."""
+no chat token is involved; a group shows only while Telegram says the user is its member."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from typing import Any
 import tornado.web
 
 from bot.i18n import pick_language
-from bot.miniapp import auth
+from bot.miniapp import auth, guard
 from bot.miniapp.api import INIT_HEADER, Env
+from bot.miniapp.members import current_groups
 from bot.presentation.render import Renderer
 from service.context import Actor, Ctx
 from service.names import member_name
+from service.replies import MeView
 from service.requests import Me
 
 
@@ -42,12 +44,19 @@ class MeHandler(tornado.web.RequestHandler):
         )
         if launch is None:
             raise tornado.web.HTTPError(401)
+        views = self.env.application.bot_data.get("views")  # a read: the member's views budget
+        user, lang = launch.user_id, launch.language
+        if guard.flooded(self, views, user, user, lang, guard.VIEWS_WARNING):
+            return
         name = member_name(launch.first_name, launch.username, launch.user_id)
         actor = Actor(launch.user_id, name, launch.username, launch.language)
         ctx = Ctx(chat_id=launch.user_id, actor=actor)  # the private chat with the bot
         answer = await asyncio.to_thread(self.env.service.answer, ctx, Me())
+        reply = answer.reply
+        if isinstance(reply, MeView):  # the groups the user is a member of now, as /me's
+            reply = await current_groups(self.env.application.bot, launch.user_id, reply)
         renderer = Renderer(pick_language(answer.lang, launch.language))
-        self.write({"lang": renderer.lang, "html": renderer.render(answer.reply).text})
+        self.write({"lang": renderer.lang, "html": renderer.render(reply).text})
 
 
 def routes(env: Env) -> list[tuple[str, type[tornado.web.RequestHandler], dict[str, Any]]]:

@@ -20,14 +20,23 @@ def markup(out: Out) -> InlineKeyboardMarkup | None:
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:
-    """Pieces of at most `limit` characters, cut at line ends (each line is whole HTML and far
-    shorter than the limit: names and echoed commands are length-limited)."""
+    """Pieces of at most `limit` characters as Telegram counts them (`units`), cut at line
+    ends (each line is whole HTML and far shorter than the limit: names and echoed commands
+    are length-limited)."""
     parts: list[str] = []
-    current = ""
+    current, size = "", 0
     for line in text.split("\n"):
-        if current and len(current) + 1 + len(line) > limit:
+        length = units(line)
+        if current and size + 1 + length > limit:
             parts.append(current)
-            current = line
+            current, size = line, length
+        elif current:
+            current, size = f"{current}\n{line}", size + 1 + length
         else:
-            current = f"{current}\n{line}" if current else line
+            current, size = line, length
     return [*parts, current]
+
+
+def units(text: str) -> int:
+    """The length Telegram's limits count: UTF-16 code units (an emoji past U+FFFF is two)."""
+    return len(text.encode("utf-16-le")) // 2

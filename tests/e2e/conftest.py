@@ -299,6 +299,23 @@ class Group:
         return [e for e in self.entries(0) if e["message_id"] == message_id][-1]
 
 
+@dataclass
+class Private(Group):
+    """A member's private chat with the bot."""
+
+    member: dict | None = None
+
+    @property
+    def chat(self) -> dict:
+        assert self.member is not None
+        return {"id": self.member["id"], "type": "private", "first_name": self.member["first_name"]}
+
+
+def private(bots: Bots, member: dict) -> Private:
+    """The member's private chat with the bot."""
+    return Private(bots.client, chat_id=member["id"], title="", member=member)
+
+
 def _has_sent(entries: list[JSON]) -> bool:
     return any(e["action"] == "sent" for e in entries)
 

@@ -13,13 +13,12 @@ import random
 import re
 import sqlite3
 import struct
-from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
 from openskill.models import PlackettLuce
 
-from tests.e2e.conftest import Bots, Group, button_data, buttons, user
+from tests.e2e.conftest import Bots, Group, button_data, buttons, private, user
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -30,22 +29,6 @@ WANG, LI, ZHANG, CHEN = (
     user("Chen", 3004),
 )
 STRANGERS = tuple(user(name, 3100 + i) for i, name in enumerate(("Ann", "Ben", "Cat", "Dan")))
-
-
-@dataclass
-class Private(Group):
-    """A member's private chat with the bot."""
-
-    member: dict | None = None
-
-    @property
-    def chat(self) -> dict:
-        assert self.member is not None
-        return {"id": self.member["id"], "type": "private", "first_name": self.member["first_name"]}
-
-
-def private(bots: Bots, member: dict) -> Private:
-    return Private(bots.client, chat_id=member["id"], title="", member=member)
 
 
 def seat(group: Group, game: str, players: tuple[dict, ...]) -> None:

@@ -1,5 +1,6 @@
-"""Issue 28, points 2, 4, 5 and 6, through the HTTP API: the app counts against the member's
-flood limit in the chat (the chat's own count, its polite answer), a recording asks afresh
+"""Issue 28, points 2, 4, 5 and 6, and issue 39, point 4, through the HTTP API: the app's
+recordings count against the member's flood limit in the chat (the chat's own count, its polite
+answer) while its views have a budget of their own (`/app/api/me` too), a recording asks afresh
 whether the user is still a member, bad requests are a 4xx and one log line, and a key reused
 with another form answers with what the key recorded."""
 
@@ -12,21 +13,27 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.engine import Engine
 
+from bot.app import build_application
 from bot.chat.flood import FloodGuard
+from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
+from bot.settings import Settings
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, ZHANG, AppKit, app_kit
 
 ZIMO = {"kind": "hu", "clauses": [{"winner": 1, "how": "zimo", "qys": True}]}
 BOB_ZIMO = {"kind": "hu", "clauses": [{"winner": 2, "how": "zimo"}]}
 LIMIT = 20
 POLITE_EN = "Slow down, please: at most 20 commands in 10 seconds each."
+VIEWS_EN = f"Slow down, please: the app answers at most {VIEWS_LIMIT} requests in 10 seconds each."
 
 
 @pytest.fixture
 async def kit(sqlite_engine: Engine) -> AsyncIterator[AppKit]:
-    """The app of a seated group, with the chat's flood guard on a clock that stands still
-    (the window never slides during the test)."""
+    """The app of a seated group, with the chat's flood guard and the app's views budget on
+    a clock that stands still (the windows never slide during the test)."""
     async for kit in app_kit(sqlite_engine):
         kit.app.bot_data["flood"] = FloodGuard(limit=LIMIT, window=10.0, clock=lambda: 1000.0)
+        views = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW, clock=lambda: 1000.0)
+        kit.app.bot_data["views"] = views
         await kit.seat()  # Dan typed one command (/join) in the chat
         await kit.open_app()
         yield kit
@@ -57,23 +64,60 @@ async def test_recordings_stop_at_the_chat_s_flood_limit_with_its_polite_answer(
     assert "1. Ann +153\n2. Bob +21\n3. Cat -87\n4. Dan -87" in standings
 
 
-async def test_views_count_too_and_answer_429_in_the_member_s_language(kit: AppKit) -> None:
+async def test_views_have_a_budget_of_their_own_and_answer_429_in_the_member_s_language(
+    kit: AppKit,
+) -> None:
     async with kit.client() as http:
         statuses = []
-        for _ in range(30):
+        for _ in range(VIEWS_LIMIT // 2):
             view = await http.get("/app/api/view", headers=kit.headers(BOB))
             statuses.append(view.status_code)
         checks = [
             (await http.post("/app/api/check", headers=kit.headers(BOB), json={"form": ZIMO}))
-            for _ in range(2)
+            for _ in range(VIEWS_LIMIT // 2)
         ]
-        zh = [await http.get("/app/api/history", headers=kit.headers(ZHANG)) for _ in range(21)]
-    assert statuses == [200] * (LIMIT - 2) + [429] * 12  # Bob typed /join and /app
-    assert view.json()["ok"] is False and view.json()["error"].startswith(POLITE_EN)
-    assert int(view.headers["Retry-After"]) >= 1
-    assert all(c.status_code == 200 and c.json()["error"].startswith(POLITE_EN) for c in checks)
-    assert [r.status_code for r in zh] == [200] * LIMIT + [429]  # Zhang's own count
-    assert zh[-1].json()["error"].startswith("请慢一点：每人 10 秒内最多 20 条命令。")
+        assert statuses == [200] * (VIEWS_LIMIT // 2)
+        assert all(c.status_code == 200 and c.json()["ok"] for c in checks)
+        # a typed command is still the member's: the app's looks used none of them
+        assert (await kit.say(BOB, "/standings"))[0].plain_text.startswith("Standings of")
+        over = await http.get("/app/api/view", headers=kit.headers(BOB))
+        check = await http.post("/app/api/check", headers=kit.headers(BOB), json={"form": ZIMO})
+        zh = [
+            await http.get("/app/api/history", headers=kit.headers(ZHANG))
+            for _ in range(VIEWS_LIMIT + 1)
+        ]
+        body = {"key": str(uuid.uuid4()), "form": ZIMO}
+        recorded = await http.post("/app/api/record", headers=kit.headers(BOB), json=body)
+    assert over.status_code == 429 and over.json()["error"].startswith(VIEWS_EN)
+    assert int(over.headers["Retry-After"]) >= 1
+    assert check.status_code == 200 and check.json()["error"].startswith(VIEWS_EN)
+    assert [r.status_code for r in zh] == [200] * VIEWS_LIMIT + [429]  # Zhang's own budget
+    assert zh[-1].json()["error"].startswith("请慢一点")
+    assert recorded.json()["ok"], recorded.json()  # a recording is a command: not a view
+    assert hands(kit) == 1
+
+
+async def test_the_me_page_has_a_views_budget_too(kit: AppKit) -> None:
+    init = {"X-Telegram-Init-Data": kit.init_data(BOB)}
+    async with kit.client() as http:
+        statuses = [
+            (await http.get("/app/api/me", headers=init)).status_code
+            for _ in range(VIEWS_LIMIT + 5)
+        ]
+        other = await http.get("/app/api/me", headers={"X-Telegram-Init-Data": kit.init_data(CAT)})
+    assert statuses == [200] * VIEWS_LIMIT + [429] * 5
+    assert other.status_code == 200  # Cat's own budget
+
+
+def test_the_bot_keeps_a_views_budget_beside_the_flood_limit_and_off_with_it(
+    sqlite_engine: Engine,
+) -> None:
+    on = build_application(Settings.given(token="1:T", flood=(20, 10.0)), engine=sqlite_engine)
+    views = on.bot_data["views"]
+    assert (views.limit, views.window) == (VIEWS_LIMIT, VIEWS_WINDOW)
+    assert views is not on.bot_data["flood"]
+    off = build_application(Settings.given(token="1:T", flood=None), engine=sqlite_engine)
+    assert "views" not in off.bot_data and "flood" not in off.bot_data
 
 
 async def test_a_removed_member_cannot_record_though_the_cache_still_knows_him(

@@ -249,3 +249,19 @@ def make_bot(
 
 def describe(errors: list[BaseException]) -> str:
     return "; ".join(f"{type(e).__name__}: {e}" for e in errors)
+
+
+def seated_table(
+    bot: BotUnderTest, names: tuple[str, ...] = ("Ann", "Bob", "Cat", "Dan")
+) -> tuple[Chat, list[User]]:
+    """A new group of `names` (the first its creator) seated at a mahjong table."""
+    chat = Chat(-fresh_id() - 3_000_000_000_000, "supergroup", title="bugs")
+    bot.api.add_chat(chat)
+    users = [User(30_000_000 + fresh_id(), n, language_code="en") for n in names]
+    bot.api.set_member(chat.id, users[0], "creator")
+    for user in users[1:]:
+        bot.api.set_member(chat.id, user, "member")
+    bot.say(users[0], "/new mahjong", chat)
+    for user in users:
+        bot.say(user, "/join", chat)
+    return chat, users

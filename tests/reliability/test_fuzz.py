@@ -38,6 +38,7 @@ from tests.reliability.harness import (
     describe,
     fresh_id,
     make_bot,
+    seated_table,
 )
 from tests.reliability.nasty import CORE, NASTY
 
@@ -527,21 +528,6 @@ def test_names_are_escaped_and_limited_in_every_reply(fuzz_bot: BotUnderTest) ->
 
 
 # --------------------------------------------------------------------------- known bugs: xfail
-
-
-def seated_table(
-    bot: BotUnderTest, names: tuple[str, ...] = ("Ann", "Bob", "Cat", "Dan")
-) -> tuple[Chat, list[User]]:
-    chat = Chat(-fresh_id() - 3_000_000_000_000, "supergroup", title="bugs")
-    bot.api.add_chat(chat)
-    users = [User(30_000_000 + fresh_id(), n, language_code="en") for n in names]
-    bot.api.set_member(chat.id, users[0], "creator")
-    for user in users[1:]:
-        bot.api.set_member(chat.id, user, "member")
-    bot.say(users[0], "/new mahjong", chat)
-    for user in users:
-        bot.say(user, "/join", chat)
-    return chat, users
 
 
 def test_wizard_escapes_names(fuzz_bot: BotUnderTest) -> None:

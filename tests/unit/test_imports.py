@@ -23,8 +23,9 @@ BOT_ALLOWED: dict[str, frozenset[str]] = {
     "commands": frozenset({"i18n"}),
     "presentation": frozenset({"commands", "i18n"}),
     "delivery": frozenset({"i18n", "presentation", "ptb_types"}),
-    "chat": frozenset(
-        {"commands", "presentation", "delivery", "miniapp.link", "i18n", "ptb_types"}
+    "chat": frozenset(  # the app's link; /me asks who is a member as the app does
+        {"commands", "presentation", "delivery", "miniapp.link", "miniapp.members"}
+        | {"i18n", "ptb_types"}
     ),
     "miniapp": frozenset({"commands", "presentation", "i18n", "ptb_types", "settings"}),
     # the console's --app serves the Mini App of its chat
