@@ -28,12 +28,18 @@ from bench.live import measure_live
 from bench.path import LoneResult, PathResult, measure_lone, measure_path
 from bench.process import measure_process
 from bench.scoring_mix import measure_scoring
+from bench.sse import FULL as SSE_FULL
+from bench.sse import QUICK as SSE_QUICK
+from bench.sse import measure_sse
 from bench.standings import measure_standings
 from bench.tiles import measure_tiles
 from bench.timing import rounded
 from bench.webhook import FULL as WEBHOOK_FULL
 from bench.webhook import QUICK as WEBHOOK_QUICK
 from bench.webhook import measure_webhook
+from bench.workers import FULL as WORKERS_FULL
+from bench.workers import QUICK as WORKERS_QUICK
+from bench.workers import measure_workers
 
 PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
 
@@ -70,6 +76,10 @@ TARGETS: dict[str, tuple[str, float]] = {
     # issue 27: 100 open Mini App pages following their tables (bench.live)
     "live_cpu_ms_per_s_100_pages": ("<=", 250),
     "live_polls_refused": ("<=", 0),
+    # issue 41: open pages pushed (bench.sse), several workers as one service (bench.workers)
+    "sse_event_p99_ms_2000_pages": ("<=", 1000),
+    "sse_rss_kb_per_page": ("<=", 64),  # an idle stream's memory, bounded
+    "live_cpu_vs_polling_1000_pages": ("<=", 0.1),
 }
 
 
@@ -232,6 +242,13 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
             warmup=hooked.warmup,
         ),
     )
+    pushed = timed(
+        "open pages pushed", lambda: measure_sse(workdir, SSE_QUICK if plan.quick else SSE_FULL)
+    )
+    workers = timed(
+        "postgres workers",
+        lambda: measure_workers(workdir, WORKERS_QUICK if plan.quick else WORKERS_FULL),
+    )
     figures: dict[str, Any] = {
         "hands_per_s": rounded(path.hands_per_s, 1),
         "overhead_vs_echo": rounded(path.overhead_vs_echo),
@@ -247,6 +264,7 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         **command_figures(commands),
         **webhook.figures(),
         **live,
+        **{key: value for key, value in (pushed | workers).items() if key != "detail"},
         "quick": plan.quick,
     }
     figures["targets_missed"] = missed(figures)
@@ -261,6 +279,8 @@ def run(plan: Plan, workdir: Path) -> dict[str, Any]:
         "postgres_lone": pg_lone.detail() if pg_lone else None,
         "webhook": webhook.detail(),
         "commands": commands.detail(),
+        "sse": pushed["detail"],
+        "workers": workers["detail"],
         "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         "revision": measured,
         "python": platform.python_version(),

@@ -26,13 +26,15 @@ def available() -> bool:
 
 
 @contextmanager
-def fresh_database() -> Iterator[str]:
-    """The URL of a new empty database, dropped on exit."""
+def fresh_database(template: str | None = None) -> Iterator[str]:
+    """The URL of a new empty database (a copy of the one at URL ``template``), dropped on
+    exit."""
     name = f"jifen_bench_{uuid.uuid4().hex[:10]}"
     admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+    copy = f' TEMPLATE "{template.rsplit("/", 1)[1]}"' if template else ""
     try:
         with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"{copy}'))
         yield ADMIN_URL.rsplit("/", 1)[0] + "/" + name
     finally:
         with admin.connect() as conn:

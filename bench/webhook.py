@@ -382,8 +382,9 @@ class Bot:
                 self.process.wait()
 
 
-def start_bot(name: str, rundir: Path, api_port: int, database_url: str | None) -> Bot:
-    """The bot's process, its webhook on a free port, its output in ``rundir/bot.log``."""
+def start_bot(name: str, rundir: Path, api_port: int, database_url: str | None, **more: str) -> Bot:
+    """The bot's process, its webhook on a free port, its output in ``rundir/bot.log``
+    (``more``: jifen's other settings, e.g. ``JIFEN_APP_NAME``)."""
     rundir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     base_url = f"http://127.0.0.1:{api_port}/bot"
@@ -404,6 +405,7 @@ def start_bot(name: str, rundir: Path, api_port: int, database_url: str | None) 
             JIFEN_DATA_DIR=str(rundir / "data"),
             JIFEN_RATE_LIMIT="off",
             JIFEN_FLOOD="off",
+            **more,
         )
         if database_url:
             env["DATABASE_URL"] = database_url

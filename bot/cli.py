@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,7 +25,10 @@ log = logging.getLogger("jifen")
 
 class RedactingFormatter(logging.Formatter):
     """Keeps the bot token out of every log line, tracebacks included (Bot API URLs and some
-    errors contain it)."""
+    errors contain it), and the Mini App's launch data (an open page's stream has it in its
+    URL's query: `init=`)."""
+
+    LAUNCH_DATA = re.compile(r"([?&]init=)[^&\s'\"]*")
 
     def __init__(self, token: str) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -34,7 +38,7 @@ class RedactingFormatter(logging.Formatter):
         text = super().format(record)
         for secret in self.secrets:
             text = text.replace(secret, "<token>")
-        return text
+        return self.LAUNCH_DATA.sub(r"\1<launch data>", text)
 
 
 def setup_logging(token: str) -> None:

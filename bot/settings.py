@@ -175,6 +175,13 @@ class Settings(BaseSettings):
         allow_inf_nan=False,
         description="seconds Telegram's launch data stays valid, more than 0 and at most 604800",
     )
+    app_streams: int = Field(
+        4000,
+        validation_alias="JIFEN_APP_STREAMS",
+        ge=0,
+        le=1_000_000,
+        description="the open pages one process streams to, from 0 (every page polls) to 1000000",
+    )
 
     @property
     def app_page(self) -> str | None:

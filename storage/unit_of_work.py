@@ -18,6 +18,7 @@ from storage.db import begin
 from storage.gateway import chat_move, chats
 from storage.gateway.chats import Earlier
 from storage.models import ChatRow, SeasonRow, TableRow, utcnow
+from storage.notify import Notices
 
 KEEP_UPDATES = timedelta(days=2)  # redeliveries come within a day
 PRUNE_EVERY = 3600.0  # seconds between prunings of old update ids
@@ -45,6 +46,7 @@ class UnitOfWork:
             threading.Lock() if sqlite else contextlib.nullcontext()
         )
         self._pruned_at: float | None = None
+        self.notices = Notices(engine)  # who listens learns which chat's write committed
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -58,7 +60,8 @@ class UnitOfWork:
         self, chat_id: int, thread_id: int = 0, update_id: int | None = None, *, keep: bool = True
     ) -> Iterator[ChatWrite]:
         """A write of chat `chat_id` (a chat that moved: of the chat it became), committed at
-        the block's end with the claim of `update_id`; `keep=False`: rolled back (a dry run)."""
+        the block's end with the claim of `update_id` and a notice to every worker that the chat
+        moved (`storage.notify`); `keep=False`: rolled back (a dry run)."""
         self._prune()
         with self._one_writer, self.engine.connect() as db, db.begin() as transaction:
             begin(db, write=True)
@@ -66,8 +69,11 @@ class UnitOfWork:
             yield work
             if not keep:
                 transaction.rollback()
-            elif update_id is not None and work.earlier is None:
+                return
+            if update_id is not None and work.earlier is None:
                 chats.claim_update(db, update_id, work.chat.id, work.event_id)
+            self.notices.within(db, work.chat.id)
+        self.notices.committed(work.chat.id)
 
     def read(self) -> AbstractContextManager[Connection]:
         """A read-only transaction: one consistent snapshot."""

@@ -123,15 +123,12 @@ class Api(tornado.web.RequestHandler):
         self.finish()
 
     async def prepare(self) -> None:
+        init_data, token = self.credentials()
         launch = auth.verify(
-            self.request.headers.get(INIT_HEADER, ""),
-            self.env.token,
-            max_age=self.env.max_age,
-            now=self.env.clock(),
+            init_data, self.env.token, max_age=self.env.max_age, now=self.env.clock()
         )
         if launch is None:
             raise tornado.web.HTTPError(401)
-        token = self.request.headers.get(CHAT_HEADER, "")
         found = await asyncio.to_thread(self.locate, token) if token else None
         if found is None:
             raise tornado.web.HTTPError(404)
@@ -152,6 +149,11 @@ class Api(tornado.web.RequestHandler):
             raise tornado.web.HTTPError(404)
         self.place = Place(launch, chat_id, thread_id, role)
         guard.check_query(self)
+
+    def credentials(self) -> tuple[str, str]:
+        """The request's launch data and chat token (its headers)."""
+        headers = self.request.headers
+        return headers.get(INIT_HEADER, ""), headers.get(CHAT_HEADER, "")
 
     def locate(self, token: str) -> tuple[int, int] | None:
         """The (chat id, thread id) the token opens (in a worker thread: it reads)."""
@@ -287,7 +289,7 @@ class ViewHandler(Api):
         self.write(
             {
                 "lang": r.lang,
-                "live": mark,  # the page polls /app/api/live?v=… (bot.miniapp.live)
+                "live": mark,  # the page follows it (bot.miniapp.events, bot.miniapp.live)
                 "strings": texts.strings(r.lang, _units(standings)),
                 "me": {
                     "name": self.name,

@@ -1,11 +1,12 @@
-"""`/app/api/live?v=MARK`: how an open page follows the table without reloading.
+"""`/app/api/live?v=MARK`: how an open page follows the table without its stream.
 
-The page asks every ~1.5 s whether its chat's live mark (`storage.gateway.live`: one indexed
-statement) is still the one its data came with: 204 and no body when it is, else 200 and the
-new mark, and the page fetches its data again. Every worker answers from the database, so it
-works with any number of webhook workers. Authenticated like every `/app/api` request; the poll
-does not count against the member's flood limit in the chat (the chat's commands would run out)
-but has a limit of its own, `Polls`: a steady pace of a few pages per member, bursts allowed.
+A page whose stream (`bot.miniapp.events`) cannot be opened asks every ~1.5 s whether its chat's
+live mark (`storage.gateway.live`: one indexed statement) is still the one its data came with:
+204 and no body when it is, else 200 and the new mark, and the page fetches its data again.
+Every worker answers from the database, so it works with any number of webhook workers.
+Authenticated like every `/app/api` request; the poll does not count against the member's flood
+limit in the chat (the chat's commands would run out) but has a limit of its own, `Polls`: a
+steady pace of a few pages per member, bursts allowed.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
-from bot.miniapp import guard, live, preview, qr
+from bot.miniapp import events, guard, live, preview, qr
 from bot.miniapp.api import Env
 from bot.miniapp.api import routes as api_routes
 from bot.miniapp.me import routes as me_routes
@@ -41,14 +41,23 @@ class Static(tornado.web.StaticFileHandler):
         return super().parse_url_path(url_path)
 
 
-def routes(application: AnyApplication, *, token: str, max_age: float, **env: Any) -> list[Route]:
+def routes(
+    application: AnyApplication,
+    *,
+    token: str,
+    max_age: float,
+    streams: int = events.STREAMS,
+    **env: Any,
+) -> list[Route]:
     """The app's routes for `application`; launch data must be signed with `token` (the bot's;
-    the console's own key) and at most `max_age` seconds old (`env`: more `Env` fields)."""
+    the console's own key) and at most `max_age` seconds old; at most `streams` open pages
+    streamed to (`env`: more `Env` fields)."""
     context = Env(application, token, max_age, **env)
     return [
         *me_routes(context),  # /me's page of its own (bot.miniapp.me)
         *preview.routes(context),
         *live.routes(context),  # the page follows the table (bot.miniapp.live)
+        *events.routes(context, streams),  # ... told when it moves (bot.miniapp.events)
         *qr.routes(context),  # the table's link as a QR code
         *api_routes(context),
         (r"/app/?()", Static, {"path": str(STATIC), "default_filename": "index.html"}),
@@ -60,7 +69,9 @@ def for_bot(application: AnyApplication, config: Settings) -> list[Route]:
     """The routes of a bot with a token, or none when the app is not set up (no JIFEN_APP_NAME)."""
     if not config.token or not config.app_name:
         return []
-    return routes(application, token=config.token, max_age=config.app_max_age)
+    return routes(
+        application, token=config.token, max_age=config.app_max_age, streams=config.app_streams
+    )
 
 
 @contextlib.asynccontextmanager
@@ -74,3 +85,4 @@ async def serving(routes: list[Route], *, listen: str, port: int) -> AsyncIterat
         yield int(sockets[0].getsockname()[1])
     finally:
         server.stop()
+        await server.close_all_connections()  # an open page's stream too

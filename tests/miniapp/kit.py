@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -40,6 +40,7 @@ class AppKit:
     app: Any
     base: str  # http://127.0.0.1:<port>
     token: str = ""  # the group's app token (after `open_app`)
+    routes: list[Any] = field(default_factory=list)  # the app's routes, as served
 
     async def say(self, user: User, text: str) -> list[OutboxEntry]:
         seq = self.api.last_seq
@@ -97,8 +98,9 @@ class AppKit:
         return httpx.AsyncClient(base_url=self.base, timeout=30)
 
 
-async def app_kit(engine: Engine) -> AsyncIterator[AppKit]:
-    """The kit for a fixture: the group and its members, the bot, the app's server."""
+async def app_kit(engine: Engine, **more: Any) -> AsyncIterator[AppKit]:
+    """The kit for a fixture: the group and its members, the bot, the app's server (`more`:
+    the routes' other arguments, e.g. `streams`)."""
     api = FakeBotApi()
     api.add_chat(GROUP)
     for user in (*PLAYERS, ZHANG):
@@ -116,10 +118,10 @@ async def app_kit(engine: Engine) -> AsyncIterator[AppKit]:
     )
     await app.initialize()
     await app.post_init(app)
-    routes = miniapp.routes(app, token=TOKEN, max_age=MAX_AGE)
+    routes = miniapp.routes(app, token=TOKEN, max_age=MAX_AGE, **more)
     try:
         async with miniapp.serving(routes, listen="127.0.0.1", port=0) as port:
-            yield AppKit(api, app, f"http://127.0.0.1:{port}")
+            yield AppKit(api, app, f"http://127.0.0.1:{port}", routes=routes)
     finally:
         await app.shutdown()
         await app.post_shutdown(app)

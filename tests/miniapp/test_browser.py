@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -65,12 +66,16 @@ async def kit(sqlite_engine: Engine) -> AsyncIterator[AppKit]:
 PROXY = "window.posted = []; window.TelegramWebviewProxy = {postEvent: (t, d) => posted.push(t)};"
 
 
-async def open_page(browser: object, url: str) -> object:
+async def open_page(browser: object, url: str, routes: dict[str, Any] | None = None) -> object:
+    """A phone-sized page at `url` (`routes`: Playwright's handlers of its requests, by URL
+    pattern, from the start)."""
     page = await browser.new_page(viewport=PHONE)  # type: ignore[attr-defined]
     await page.add_init_script(PROXY)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
+    for pattern, handler in (routes or {}).items():
+        await page.route(pattern, handler)
     await page.goto(url)
     return page
 

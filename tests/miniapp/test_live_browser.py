@@ -35,8 +35,8 @@ async def chat_rows(kit: AppKit) -> list[str]:
     return [" ".join(line.split()) for line in text.split("\n") if re.match(r"\d+\. ", line)]
 
 
-async def shows(page: Page, kit: AppKit) -> None:
-    """The page's standings become the chat's, within `FOLLOW_MS`, without a reload."""
+async def shows(page: Page, kit: AppKit, timeout: int = FOLLOW_MS) -> None:
+    """The page's standings become the chat's, within `timeout` ms, without a reload."""
     expected = await chat_rows(kit)
     assert expected, "the chat's standings have rows"
     await page.wait_for_function(
@@ -44,7 +44,7 @@ async def shows(page: Page, kit: AppKit) -> None:
           .map((li) => li.innerText.trim().split(/\\s+/).join(" ")))
           === JSON.stringify(expected)""",
         arg=expected,
-        timeout=FOLLOW_MS,
+        timeout=timeout,
     )
     assert await page.evaluate("window.notReloaded") is True
 
@@ -79,18 +79,19 @@ async def test_a_page_follows_the_chat_and_another_phone_without_reloading(
     assert first.errors == [] and second.errors == []  # type: ignore[attr-defined]
 
 
-async def test_a_page_that_cannot_poll_says_it_is_offline_and_recovers(
+async def test_a_page_that_can_neither_stream_nor_poll_says_it_is_offline_and_recovers(
     kit: AppKit, browser: object
 ) -> None:
-    page = await open_page(browser, kit.url(BOB))
-    await ready(page)
-    badge = page.locator("#live")
-    assert await badge.is_hidden()
-
     async def refuse(route: object) -> None:
         await route.fulfill(status=429, headers={"Retry-After": "1"}, body="{}")  # type: ignore[attr-defined]
 
-    await page.route("**/app/api/live*", refuse)
+    async def no_stream(route: object) -> None:
+        await route.fulfill(status=503, body="")  # type: ignore[attr-defined]
+
+    routes = {"**/app/api/events*": no_stream, "**/app/api/live*": refuse}
+    page = await open_page(browser, kit.url(BOB), routes)
+    await ready(page)
+    badge = page.locator("#live")
     await badge.wait_for(state="visible", timeout=FOLLOW_MS)
     assert "Offline" in await badge.inner_text()
     await page.unroute("**/app/api/live*")

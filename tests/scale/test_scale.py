@@ -84,8 +84,10 @@ class Worker:
         return "\n".join(self.bot.log().splitlines()[-lines:])
 
 
-def start_worker(index: int, database_url: str, api_base_url: str, folder: Path) -> Worker:
-    """A bot in webhook mode on a free port; output in a log file."""
+def start_worker(
+    index: int, database_url: str, api_base_url: str, folder: Path, **more: str
+) -> Worker:
+    """A bot in webhook mode on a free port; output in a log file (`more`: other settings)."""
     port = free_port()
     data = folder / f"worker{index}"
     data.mkdir(parents=True, exist_ok=True)
@@ -99,6 +101,7 @@ def start_worker(index: int, database_url: str, api_base_url: str, folder: Path)
         WEBHOOK_SECRET=SECRET,
         WEBHOOK_LISTEN="127.0.0.1",
         WEBHOOK_PORT=str(port),
+        **more,
     )
     return Worker(index, port, BotProcess(env, folder / f"worker{index}.log", cwd=data).start())
 

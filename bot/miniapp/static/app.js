@@ -2,6 +2,7 @@
 // Telegram passes it (#tgWebAppData=…&tgWebAppThemeParams=…); the client is told things through
 // TelegramWebviewProxy.postEvent (mobile), the parent frame (web), or nothing (a browser).
 import { drawChart } from "./chart.js";
+import { follow } from "./live.js";
 import { recordPage } from "./record.js";
 import { drawHand } from "./tiles.js";
 
@@ -58,46 +59,10 @@ export async function api(path, body) {
   return response.json();
 }
 
-// Live: ask every POLL ms whether the chat's mark moved (204: no); on a new mark, fetch the data
-// again. 429 or no answer: the page says it is offline and asks again later and later.
-const POLL = 1500, POLL_MAX = 30000;
-const live = { timer: null, delay: POLL, offline: false, busy: false };
-
 function setOffline(offline) {
-  live.offline = offline;
   const badge = document.getElementById("live");
   badge.hidden = !offline;
   badge.textContent = t("offline_live");
-}
-
-async function poll() {
-  live.timer = null;
-  if (document.hidden || live.busy) return;  // hidden: asked again when the page shows
-  live.busy = true;
-  try {
-    const response = await fetch(`/app/api/live?v=${encodeURIComponent(state.data?.live || "")}`, {
-      headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken },
-    });
-    if (response.status === 200) {
-      const { v } = await response.json();
-      if (v !== state.data?.live) await load({ live: true });
-    } else if (response.status !== 204) {
-      throw Object.assign(new Error(String(response.status)), { response });
-    }
-    setOffline(false);
-    live.delay = POLL;
-  } catch (error) {
-    setOffline(true);
-    const after = Number(error.response?.headers.get("Retry-After")) * 1000 || 0;
-    live.delay = Math.min(POLL_MAX, Math.max(after, live.delay * 2));
-  }
-  live.busy = false;
-  schedule();
-}
-
-function schedule(delay = live.delay) {
-  clearTimeout(live.timer);
-  live.timer = setTimeout(poll, delay);
 }
 
 export const el = (tag, attrs = {}, ...children) => {
@@ -269,8 +234,7 @@ async function main() {
     page.replaceChildren(el("p", { class: "hint" }, `⚠️ ${error.message}`));
     return;
   }
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) schedule(0); });
-  schedule();
+  follow({ initData, chatToken, mark: () => state.data?.live, moved: () => load({ live: true }), offline: setOffline });
 }
 
 main();
