@@ -107,14 +107,6 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
     return "📈 " + _("Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands)
 
 
-def chart_png(_: Gettext, data: ChartData) -> bytes:
-    """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
-    another process, `bot.presentation.chart_process`)."""
-    from bot.presentation.chart_process import draw  # matplotlib loads only when a chart is drawn
-
-    return draw(data, *chart_texts(_, data))
-
-
 def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
     """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
     return (
