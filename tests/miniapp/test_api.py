@@ -171,7 +171,7 @@ async def test_malformed_forms_and_keys_are_400(kit: AppKit) -> None:
 async def test_the_page_and_its_assets_are_served_small(kit: AppKit) -> None:
     async with kit.client() as http:
         total = 0
-        for asset in ("", "app.js", "app.css", "chart.js", "record.js"):
+        for asset in ("", "app.js", "app.css", "chart.js", "record.js", "telegram.js", "dom.js"):
             response = await http.get(f"/app/{asset}")
             assert response.status_code == 200
             total += len(response.content)
