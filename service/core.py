@@ -35,6 +35,7 @@ from service import (
 from service import settle as settling
 from service.context import Ctx
 from service.errors import N_
+from service.language import of_telegram, shown
 from service.names import clean_title
 from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
@@ -122,20 +123,13 @@ WRITES[Again] = again
 T = TypeVar("T")
 
 
-def language_of(telegram_code: str | None) -> str | None:
-    """A Telegram language code as the chat's language (Chinese or English); None: none."""
-    if not telegram_code:
-        return None
-    return "zh" if telegram_code.lower().startswith("zh") else "en"
-
-
 @dataclass(frozen=True)
 class Answer:
-    """A reply and the chat's chosen language, read in the same transaction (after the change,
-    so `/set lang` answers in the new language)."""
+    """A reply and the language it is in (`service.language.shown`), read in the same
+    transaction (after the change, so `/set lang` answers in the new language)."""
 
     reply: Reply
-    lang: str | None
+    lang: str
 
 
 class Service:
@@ -174,19 +168,21 @@ class Service:
         """Let go of the database's connections (the bot is stopping)."""
         await asyncio.to_thread(self.engine.dispose)
 
-    def chat_language(
-        self, chat_id: int, thread_id: int = 0, sender_language: str | None = None
-    ) -> str | None:
-        """The chat's language: set by `/set lang`, or by its first command (the sender's
-        Telegram language then, `sender_language`: kept from now on); None while neither."""
+    def language(self, chat_id: int, telegram_code: str | None = None) -> str:
+        """The language of a reply in chat `chat_id` to a sender whose Telegram language is
+        `telegram_code`, where no request runs (a refusal, a button's alert): only a read, so a
+        refused command keeps nothing, not even the chat's first language."""
         with self.uow.read() as db:
             chat = chats.get_chat(db, chat_id)
-            if chat is not None and chat.lang is not None:
-                return chat.lang
-        lang = language_of(sender_language)
+        return shown(chat.lang if chat is not None else None, telegram_code)
+
+    def _keep_first_language(self, ctx: Ctx) -> str | None:
+        """A known chat without a language keeps the asker's (a look after its first record
+        from a sender Telegram gave no language); None while neither has one."""
+        lang = of_telegram(ctx.actor.language)
         if lang is None:
             return None
-        with self.uow.chat(chat_id, thread_id) as work:
+        with self.uow.chat(ctx.chat_id, ctx.thread_id) as work:
             if work.chat.lang is None:
                 work.chat.lang = lang
                 chats.save_settings(work.db, work.chat)
@@ -243,21 +239,25 @@ class Service:
         self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
-        first_lang = language_of(ctx.actor.language) if work.chat.lang is None else None
-        if first_lang:  # the chat's first command: its language, kept (`chat_language`)
+        first_lang = of_telegram(ctx.actor.language) if work.chat.lang is None else None
+        if first_lang:  # the chat's first kept command: its sender's language, kept
             work.chat.lang = first_lang
         title = clean_title(ctx.chat_title)  # as names are: no override reorders it
         if (title and title != work.chat.title) or first_lang:
             work.chat.title = title or work.chat.title  # /me names groups by it
             chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
-            return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
+            return Answer(self._repeat(tx, work.earlier[0]), self._shown(tx))
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
-            return Answer(question.ask, tx.chat.lang)
+            return Answer(question.ask, self._shown(tx))
         work.event_id = tx.event_id
-        return Answer(reply, tx.chat.lang)
+        return Answer(reply, self._shown(tx))
+
+    @staticmethod
+    def _shown(tx: Tx) -> str:
+        return shown(tx.chat.lang, tx.ctx.actor.language)
 
     @staticmethod
     def _repeat(tx: Tx, event_id: int | None) -> Reply:
@@ -277,8 +277,8 @@ class Service:
             lang = chat.lang if chat else None
         if lang is None and chat is not None:  # a look sets a known chat's first language;
             # in a chat with no record yet it keeps nothing (`/help` before `/new`)
-            lang = self.chat_language(ctx.chat_id, ctx.thread_id, ctx.actor.language)
-        return Answer(reply, lang)
+            lang = self._keep_first_language(ctx)
+        return Answer(reply, shown(lang, ctx.actor.language))
 
     def _view(self, db: Connection, ctx: Ctx, request: Request) -> Reply:
         match request:

@@ -68,7 +68,7 @@ async def _me(update: Update, context: ContextTypes.DEFAULT_TYPE, command: Comma
     answered = await perform(update, context, command)
     if answered is None:
         return
-    renderer = renderer_of(answered, update)
+    renderer = renderer_of(answered)
     reply = answered.reply
     if isinstance(reply, MeView) and update.effective_user is not None:  # its current groups
         reply = await current_groups(context.bot, update.effective_user.id, reply)
@@ -94,7 +94,7 @@ async def on_summary(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     answered = await perform(update, context, command) if command is not None else None
     if command is None or answered is None:
         return
-    await send_card(command.message, renderer_of(answered, update), answered.reply)
+    await send_card(command.message, renderer_of(answered), answered.reply)
 
 
 async def send_card(message: Message, r: Renderer, reply: object) -> None:
@@ -115,8 +115,8 @@ async def on_settle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     answered = await perform(update, context, command) if command is not None else None
     if command is None or answered is None:
         return
-    out = renderer_of(answered, update).render(answered.reply)
-    await send(command.message, with_card_offer(renderer_of(answered, update), out, answered.reply))
+    out = renderer_of(answered).render(answered.reply)
+    await send(command.message, with_card_offer(renderer_of(answered), out, answered.reply))
 
 
 def with_card_offer(r: Renderer, out: Out, reply: object) -> Out:
@@ -140,7 +140,7 @@ async def on_card_button(
         await answer(query, renderer.alert(err.msgid, err.params))
         return
     await answer(query)
-    await send_card(query.message, renderer_of(answered, update), answered.reply)
+    await send_card(query.message, renderer_of(answered), answered.reply)
 
 
 async def on_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -149,7 +149,7 @@ async def on_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     answered = await perform(update, context, command) if command is not None else None
     if command is None or answered is None:
         return
-    renderer = renderer_of(answered, update)
+    renderer = renderer_of(answered)
     if not await reset_with_card(update, context, command.message, renderer, answered.reply):
         await send(command.message, renderer.render(answered.reply))
 

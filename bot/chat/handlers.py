@@ -84,7 +84,7 @@ async def respond(
         return
     answered = await perform(update, context, command)
     if answered is not None:
-        await send(command.message, renderer_of(answered, update).render(answered.reply))
+        await send(command.message, renderer_of(answered).render(answered.reply))
 
 
 def bare(update: Update, context: ContextTypes.DEFAULT_TYPE, name: str) -> bool:
@@ -145,7 +145,7 @@ async def on_files(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     answered = await perform(update, context, command) if command is not None else None
     if command is None or answered is None:
         return
-    renderer, reply = renderer_of(answered, update), answered.reply
+    renderer, reply = renderer_of(answered), answered.reply
     if isinstance(reply, ChartData | ExportData):
         await files.send_file(command.message, renderer, reply)
     else:

@@ -24,7 +24,6 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
-from bot.i18n import pick_language
 from bot.miniapp import auth, forms, guard, sitting, texts
 from bot.miniapp.members import Members, Role
 from bot.presentation.markup import markup, split_text
@@ -35,6 +34,7 @@ from bot.ptb_types import AnyApplication
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
+from service.language import shown
 from service.names import member_name
 from service.replies import (
     Card,
@@ -177,15 +177,21 @@ class Api(tornado.web.RequestHandler):
         )
 
     async def read(self, request: Request) -> tuple[Reply | None, str | None]:
-        """A view and the chat's language; None for a view the chat has nothing for yet."""
+        """A view and its language; None for a view the chat has nothing for yet."""
         try:
             answer = await asyncio.to_thread(self.env.service.answer, self.ctx(), request)
         except ServiceError:
             return None, None
         return answer.reply, answer.lang
 
-    def renderer(self, chat_lang: str | None) -> Renderer:
-        return Renderer(pick_language(chat_lang, self.place.launch.language))
+    async def language(self) -> str:
+        """The language of this member's view of the chat, where no request ran."""
+        place, code = self.place, self.place.launch.language
+        return await asyncio.to_thread(self.env.service.language, place.chat_id, code)
+
+    def renderer(self, lang: str | None) -> Renderer:
+        """A renderer in `lang` (an answer's); None: no answer came, the member's language."""
+        return Renderer(lang or shown(None, self.place.launch.language))
 
     def body(self) -> dict[str, Any]:
         data = guard.parse(self.request.body)
@@ -332,8 +338,8 @@ class _Recording(Api):
             raise tornado.web.HTTPError(400) from None
 
     async def refused(self, msgid: str, params: Any) -> None:
-        lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
-        self.write({"ok": False, "error": self.renderer(lang).alert(msgid, params)})
+        lang = await self.language()
+        self.write({"ok": False, "error": Renderer(lang).alert(msgid, params)})
 
     async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
         """The reply as the chat shows a typed command's, with its Undo button, under a line

@@ -15,6 +15,7 @@ from typing import Any
 from bot.commands.parsing import ParseError
 from bot.miniapp import texts
 from bot.miniapp.api import Env, _Recording
+from bot.presentation.render import Renderer
 from service.errors import ServiceError
 from service.replies import Recorded, TableView
 from service.requests import ShowPlayers
@@ -55,10 +56,8 @@ class TilesHandler(_Recording):
             text, request = await self.request_of(self.body().get("form"))
             answer = await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:  # the whole reason (an alert's is cut short)
-            lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
-            self.write(
-                {"ok": False, "error": self.renderer(lang).error(err.msgid, err.params).text}
-            )
+            renderer = Renderer(await self.language())
+            self.write({"ok": False, "error": renderer.error(err.msgid, err.params).text})
             return
         reply = answer.reply
         if not isinstance(reply, Recorded):
