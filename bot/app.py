@@ -11,11 +11,13 @@ from telegram import (
     BotCommandScopeDefault,
     Update,
 )
+from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
     CallbackQueryHandler,
+    Defaults,
     ExtBot,
     MessageHandler,
     TypeHandler,
@@ -39,6 +41,8 @@ from service.core import Service
 from storage.db import make_engine
 
 log = logging.getLogger(__name__)
+#: Every reply is HTML (the renderer escapes what it fills in), as rules-bot sets it.
+DEFAULTS = Defaults(parse_mode=ParseMode.HTML)
 
 MENU = (
     ("hu", N_("record a win: /hu A zimo qys")),
@@ -97,6 +101,7 @@ def build_application(
     network = request or HTTPXRequest(connection_pool_size=256)  # PTB's defaults
     polling = updates_request or request or HTTPXRequest(connection_pool_size=1)
     builder: AnyBuilder = Application.builder().token(config.token or "0:offline")
+    builder = builder.defaults(DEFAULTS)
     builder = builder.request(CapturingRequest(network))
     builder = builder.get_updates_request(UpdatesRequest(polling))
     base = (config.api_base_url or "https://api.telegram.org/bot").rstrip("/")

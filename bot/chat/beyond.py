@@ -12,7 +12,7 @@ from telegram import (
     Update,
     WebAppInfo,
 )
-from telegram.constants import ChatType, ParseMode
+from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from bot.chat.handlers import Command, perform, read, respond
@@ -60,7 +60,6 @@ async def _me(update: Update, context: ContextTypes.DEFAULT_TYPE, command: Comma
         button = InlineKeyboardButton(renderer._(ME_OPEN), url=url)
         await command.message.reply_text(
             renderer._(ME_PRIVATE),
-            parse_mode=ParseMode.HTML,
             reply_markup=InlineKeyboardMarkup([[button]]),
             do_quote=False,
         )
@@ -82,7 +81,6 @@ async def _me(update: Update, context: ContextTypes.DEFAULT_TYPE, command: Comma
     for i, part in enumerate(parts, 1):
         await command.message.reply_text(
             part,
-            parse_mode=ParseMode.HTML,
             do_quote=False,
             reply_markup=keyboard if i == len(parts) else None,
         )
@@ -106,7 +104,7 @@ async def send_card(message: Message, r: Renderer, reply: object) -> None:
     png = await draw_card_apart(reply, r.lang)
     photo = InputFile(png, filename=reply.filename)
     caption = r.render(reply).text
-    await message.reply_photo(photo, caption=caption, parse_mode=ParseMode.HTML, do_quote=False)
+    await message.reply_photo(photo, caption=caption, do_quote=False)
 
 
 async def on_settle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -174,5 +172,5 @@ async def reset_with_card(
     png = await draw_card_apart(card, renderer.lang)
     caption = renderer.render(reply).text + "\n" + renderer.render(card).text
     photo = InputFile(png, filename=card.filename)
-    await message.reply_photo(photo, caption=caption, parse_mode=ParseMode.HTML, do_quote=False)
+    await message.reply_photo(photo, caption=caption, do_quote=False)
     return True

@@ -10,7 +10,6 @@ import logging
 from dataclasses import dataclass, replace
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -167,9 +166,7 @@ async def on_app(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     out, keyboard = await open_app(
         context, renderer, chat.id, chat.type, thread_of(command.message)
     )
-    await command.message.reply_text(
-        out.text, parse_mode=ParseMode.HTML, reply_markup=keyboard, do_quote=False
-    )
+    await command.message.reply_text(out.text, reply_markup=keyboard, do_quote=False)
 
 
 async def on_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from telegram import CallbackQuery, Message
-from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from bot.presentation.markup import markup, split_text
@@ -22,7 +21,6 @@ async def send(message: Message, out: Out) -> None:
     for i, part in enumerate(parts, 1):
         await message.reply_text(
             part,
-            parse_mode=ParseMode.HTML,
             do_quote=False,
             reply_markup=markup(out) if i == len(parts) else None,
         )

@@ -18,7 +18,6 @@ from fractions import Fraction
 from html import escape
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
@@ -194,9 +193,7 @@ async def step(
     if not state.go:
         out = screen(state, names, round_title(view, renderer), renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
-            await query.edit_message_text(
-                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
-            )
+            await query.edit_message_text(out.text, reply_markup=markup(out))
         return
     command = state.command(names)
     once = press_key(query.message.chat.id, query.message.message_id, RECORD)
@@ -208,5 +205,5 @@ async def step(
     code = f"<code>{escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
     with contextlib.suppress(BadRequest):  # a second tap: edited already
-        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+        await query.edit_message_text(typed)
     await send(query.message, renderer.render(reply))

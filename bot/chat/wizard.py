@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from html import escape
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
@@ -329,9 +328,7 @@ async def step(
         if state.stage == "ok" and state.pattern != TILES:
             out = await with_preview(update, context, state, out, renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
-            await query.edit_message_text(
-                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
-            )
+            await query.edit_message_text(out.text, reply_markup=markup(out))
         return
     command = state.command()
     once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
@@ -347,5 +344,5 @@ async def step(
     await answer(query)
     code = f"<code>{escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
-    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await query.edit_message_text(typed)
     await send(query.message, renderer.render(reply))

@@ -19,7 +19,6 @@ from collections import OrderedDict
 
 from sqlalchemy import exc as sa
 from telegram import Update
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
@@ -131,7 +130,7 @@ async def tell(update: Update) -> None:
             if query is not None:
                 await query.answer(html.unescape(text)[:200], show_alert=True)
             elif message is not None:
-                await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=True)
+                await message.reply_text(text, do_quote=True)
     except TelegramError:
         log.warning("could not tell update %s's member to wait", update.update_id)
 

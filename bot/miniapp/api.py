@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tornado.web
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
@@ -357,7 +356,6 @@ class _Recording(Api):
                 await bot.send_message(
                     self.place.chat_id,
                     part,
-                    parse_mode=ParseMode.HTML,
                     message_thread_id=thread,
                     reply_markup=markup(out) if last else None,
                 )

@@ -14,6 +14,7 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest, RequestData
 
+from bot.app import DEFAULTS
 from bot.chat.replying import send
 from bot.presentation.markup import MAX_MESSAGE, markup
 from bot.presentation.render import Button, Out
@@ -79,7 +80,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", SHAPES)
 async def test_send_replies_in_the_chat_and_topic(shape: str) -> None:
     recorder = Recorder()
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         given = message(bot, **SHAPES[shape])
         for out in (Out("<b>老王</b> +3 &amp; 1&lt;2"), Out("x", ((Button("撤销", "u:1"),),))):
             await given.reply_text(
@@ -102,7 +103,7 @@ async def test_a_long_reply_goes_in_parts_with_the_buttons_on_the_last() -> None
     recorder = Recorder()
     line = "老王 " + "+3 " * 300
     text = "\n".join([line] * 12)
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         await send(message(bot), Out(text, ((Button("撤销", "u:1"),),)))
     bodies = [json.loads(body or b"{}") for _, body in recorder.sent]
     assert len(bodies) > 1
@@ -113,7 +114,7 @@ async def test_a_long_reply_goes_in_parts_with_the_buttons_on_the_last() -> None
 
 async def test_send_raises_telegram_errors() -> None:
     recorder = Recorder()
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         recorder.refuse = True
         with pytest.raises(BadRequest, match=r"(?i)chat not found"):
             await send(message(bot), Out("hi"))
