@@ -29,10 +29,11 @@ from bot.chat import handlers, routes
 from bot.chat.buttons import on_button
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
+from bot.commands import catalog
 from bot.delivery.capture import CapturingRequest, Limiter
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
-from bot.i18n import N_, translator
+from bot.i18n import translator
 from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
 from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
@@ -44,31 +45,14 @@ log = logging.getLogger(__name__)
 #: Every reply is HTML (the renderer escapes what it fills in), as rules-bot sets it.
 DEFAULTS = Defaults(parse_mode=ParseMode.HTML)
 
-MENU = (
-    ("hu", N_("record a win: /hu A zimo qys")),
-    ("gang", N_("record a kong: /gang A an")),
-    ("r", N_("record a 510K hand")),
-    ("s", N_("record a round of any game: /s A+30 B-10 C")),
-    ("pay", N_("record a transfer: /pay A B 5")),
-    ("undo", N_("undo the last record")),
-    ("standings", N_("this season's balances")),
-    ("history", N_("the last hands")),
-    ("settle", N_("who pays whom")),
-    ("new", N_("open a table: mahjong, 510k, 510k3")),
-    ("join", N_("take a seat")),
-    ("players", N_("seats and dealer")),
-    ("app", N_("the table at a glance: standings, chart, recording by taps")),
-    ("rules", N_("the rules in force")),
-    ("help", N_("how to use the bot")),
-)
-
 
 async def set_menu(application: AnyApplication) -> None:
     """The command menu in English and Chinese, for private and group chats. A Bot API server
     that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
     try:
         for lang in ("en", "zh"):
-            commands = [BotCommand(cmd, translator(lang).gettext(desc)) for cmd, desc in MENU]
+            _ = translator(lang).gettext
+            commands = [BotCommand(c.name, _(c.menu or "")) for c in catalog.MENU]
             for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
                 await application.bot.set_my_commands(
                     commands, scope=scope, language_code=None if lang == "en" else lang

@@ -14,11 +14,11 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.chat import files, score_buttons, wizard
-from bot.chat.origin import is_bare, typed_command
+from bot.chat.origin import typed_command
 from bot.chat.replying import send
 from bot.chat.run import renderer_for, renderer_of, run, service, thread_of
 from bot.chat.undo_reply import undo_of_reply
-from bot.commands.parsing import NotForThisBot, ParseError, parse
+from bot.commands.parsing import NotForThisBot, ParseError, parse_typed
 from bot.i18n import N_
 from bot.miniapp.link import open_app
 from service.core import Answer
@@ -44,7 +44,7 @@ async def read(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Command | 
     if typed is None or message is None:
         return None
     try:
-        request = parse(typed.text, context.bot.username)
+        request = parse_typed(typed, context.bot.username)
     except NotForThisBot:
         return None
     except ParseError as err:
@@ -89,7 +89,7 @@ async def respond(
 def bare(update: Update, context: ContextTypes.DEFAULT_TYPE, name: str) -> bool:
     """The command `name` typed alone: its buttons instead."""
     typed = typed_command(update)
-    return typed is not None and is_bare(typed.text, context.bot.username, name)
+    return typed is not None and typed.name == name and typed.alone(context.bot.username)
 
 
 async def on_tables(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -13,12 +13,10 @@ flood limit: the user id, or the sender chat's id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from telegram import Message, Update
 from telegram.ext import filters
 
-from bot.commands.parsing import command_name, command_text
+from bot.commands.parsing import Typed, read
 
 
 def typed_here(message: Message) -> bool:
@@ -46,15 +44,6 @@ def sender_key(update: Update) -> int | None:
     return None if user is None else user.id
 
 
-@dataclass(frozen=True, slots=True)
-class Typed:
-    """A command a member typed: its text (for this bot: `@thisbot /胡 …` without the mention)
-    and its canonical name (None: no command jifen knows)."""
-
-    text: str
-    name: str | None
-
-
 class _Last:
     """The last update `typed_command` read and what it found: every family's filter asks
     about the same update in turn, and the text is read once."""
@@ -64,24 +53,13 @@ class _Last:
 
 
 def typed_command(update: Update) -> Typed | None:
-    """The command of a new message typed here: a command Telegram marked at its start (any
-    word, for any bot), or one for this bot it did not mark (`/胡 …`, `@thisbot /hu …`).
-    None for edits, forwards, relays, plain text."""
+    """The command of a new message typed here (`bot.commands.parsing.read`). None for edits,
+    forwards, relays, plain text."""
     if _Last.update is update:
         return _Last.typed
     message, found = update.message, None
     if message is not None and message.text and typed_here(message):
-        username = message.get_bot().username
-        addressed = command_text(message.text, username)
-        if addressed is not None or filters.COMMAND.filter(message):
-            text = addressed or message.text
-            found = Typed(text, command_name(text))
+        marked = filters.COMMAND.filter(message)
+        found = read(message.text, message.get_bot().username, marked=marked)
     _Last.update, _Last.typed = update, found
     return found
-
-
-def is_bare(text: str, bot_username: str, name: str) -> bool:
-    """The command `name` alone (or `/name@thisbot`): its buttons (`/hu`'s wizard, `/s`'s)."""
-    words = text.split()
-    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
-    return bot in ("", bot_username.lower()) and command_name(words[0]) == name

@@ -9,7 +9,6 @@ from fractions import Fraction
 from bot.commands.reader import (
     CONTROL,
     DIGITS,
-    USAGE,
     ParseError,
     distinct,
     player_ref,
@@ -29,9 +28,8 @@ _AMOUNT = re.compile(r"\+?(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _MAX_DIGITS = 12  # 10¹² is far above any bound: refuse longer numbers here
 
 
-def parse_new_free(words: list[str]) -> NewTable:
+def parse_new_free(words: list[str], usage: str) -> NewTable:
     """`/new free [name]`: a table for any game, its name one word."""
-    usage = USAGE["new"]
     if len(words) > 1:
         raise ParseError(
             N_("a free game's name is one word, without spaces: '{words}'"),
@@ -52,10 +50,9 @@ def _number(number: str, word: str, usage: str) -> Fraction:
     return Fraction(Decimal(number))
 
 
-def parse_score(args: str) -> Score:
+def parse_score(args: str, usage: str) -> Score:
     """`/s 老王+30 小李-10 阿张` (also `老王 +30`, `老王赢30 小李输10`): players and their
     scores; one player without a number takes the balance."""
-    usage = USAGE["s"]
     entries: list[tuple[str, Fraction | None]] = []
     for word in split_words(args):
         sign_only = _SCORE.fullmatch(word)
@@ -86,9 +83,8 @@ def parse_score(args: str) -> Score:
     )
 
 
-def parse_pay(args: str) -> Pay:
+def parse_pay(args: str, usage: str) -> Pay:
     """`/pay <payer> <payee> <amount>`."""
-    usage = USAGE["pay"]
     words = split_words(args)
     if len(words) != 3:
         raise ParseError(

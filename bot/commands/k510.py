@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.reader import DIGITS, USAGE, ParseError, distinct, player_ref, show, whole
+from bot.commands.reader import DIGITS, ParseError, distinct, player_ref, show, whole
 from bot.commands.words import OUT
 from bot.i18n import N_
 from service.requests import PlayerRef, Report, ReportEntry
@@ -70,9 +70,8 @@ def _glued(word: str, usage: str) -> tuple[ReportEntry, str] | None:
         ) from err
 
 
-def parse_report(args: str) -> Report:
+def parse_report(args: str, usage: str) -> Report:
     """`/r A=30 B=20 C=40/10 D=10 out A C`: entries, then `out` and who went out, in order."""
-    usage = USAGE["r"]
     entries: list[ReportEntry] = []
     entry_words: list[str] = []
     out: list[PlayerRef] = []

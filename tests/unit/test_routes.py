@@ -12,15 +12,14 @@ from telegram.ext import ExtBot
 
 from bot.chat import beyond, buttons, handlers, routes
 from bot.chat.origin import typed_command
-from bot.commands import parsing
+from bot.commands import catalog
 from bot.commands.callback_data import parse_press
-from bot.commands.reader import USAGE
 from bot.console.offline import Chat, OfflineBotApi, OfflineRequest, User
 
 
 def test_every_command_has_a_handler() -> None:
-    assert set(routes.COMMANDS) == set(USAGE)
-    assert set(parsing._COMMAND_NAMES.values()) <= set(routes.COMMANDS)
+    assert set(routes.COMMANDS) == set(catalog.BY_NAME)
+    assert {command.name for command in catalog.WORDS.values()} <= set(routes.COMMANDS)
 
 
 def test_each_family_is_registered_once_with_its_names() -> None:
