@@ -25,8 +25,9 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest, HTTPXRequest
 
-from bot.chat import handlers, routes
+from bot.chat import handlers
 from bot.chat.buttons import on_button
+from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
 from bot.commands import catalog
@@ -112,9 +113,7 @@ def build_application(
         # the Mini App's reads: a budget of their own, not the commands a member types
         application.bot_data["views"] = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW)
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
-    for handler, names in routes.families():  # new messages only: edits are not re-recorded
-        application.add_handler(MessageHandler(routes.Named(names), handler))
-    application.add_handler(MessageHandler(routes.Named(None), routes.UNKNOWN))
+    application.add_handler(TableHandler())  # every command of the table (new messages only)
     application.add_handler(CallbackQueryHandler(on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"

@@ -7,16 +7,11 @@ another bot's inline mode (``via_bot``) repeat someone's old text and are ignore
 A message's sender is a user, the group itself (an anonymous admin: ``sender_chat`` is the chat)
 or a channel a member posts as (``sender_chat`` is that channel). Each has its own key for the
 flood limit: the user id, or the sender chat's id.
-
-`typed_command` reads a message's command once for all the handlers' filters (`bot.chat.routes`).
 """
 
 from __future__ import annotations
 
 from telegram import Message, Update
-from telegram.ext import filters
-
-from bot.commands.parsing import Typed, read
 
 
 def typed_here(message: Message) -> bool:
@@ -42,24 +37,3 @@ def sender_key(update: Update) -> int | None:
         return message.sender_chat.id
     user = update.effective_user
     return None if user is None else user.id
-
-
-class _Last:
-    """The last update `typed_command` read and what it found: every family's filter asks
-    about the same update in turn, and the text is read once."""
-
-    update: Update | None = None
-    typed: Typed | None = None
-
-
-def typed_command(update: Update) -> Typed | None:
-    """The command of a new message typed here (`bot.commands.parsing.read`). None for edits,
-    forwards, relays, plain text."""
-    if _Last.update is update:
-        return _Last.typed
-    message, found = update.message, None
-    if message is not None and message.text and typed_here(message):
-        marked = filters.COMMAND.filter(message)
-        found = read(message.text, message.get_bot().username, marked=marked)
-    _Last.update, _Last.typed = update, found
-    return found

@@ -12,6 +12,7 @@ from typing import Any
 from bot.commands import labels
 from bot.commands.callback_data import (
     cancel_data,
+    card_data,
     fits,
     new_data,
     reset_data,
@@ -92,8 +93,13 @@ def template(lang: str, msgid: str) -> str:
 
 @dataclass(frozen=True)
 class Button:
+    """An inline button: it sends `data` back to the bot, or opens `url`, or opens the Mini App
+    page `web_app` (Telegram allows those in private chats only)."""
+
     label: str
-    data: str
+    data: str = ""
+    url: str | None = None
+    web_app: str | None = None
 
 
 @dataclass(frozen=True)
@@ -448,7 +454,11 @@ class Renderer:
         return Out("\n".join(lines))
 
     def _settleview(self, v: r.SettleView) -> Out:
-        return Out(settle_text(self._, v), self._archive(v.season, v.archive))
+        """The settle-up; under the season in play's, the night's card offered (own row)."""
+        buttons = self._archive(v.season, v.archive)
+        if any(plan for _, plan in v.sections):
+            buttons += ((Button(self._("🖼 The night's card"), card_data()),),)
+        return Out(settle_text(self._, v), buttons)
 
     def _moneyview(self, v: r.MoneyView) -> Out:
         return Out(money_text(self._, v), self._archive(v.season, v.archive))
