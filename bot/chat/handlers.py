@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot.chat.run import renderer_for, service
+from bot.chat.service_call import renderer_for, service
 from bot.i18n import N_
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat.replying import answer, send
-from bot.chat.run import renderer_for, run
+from bot.chat.service_call import renderer_for, run
 from bot.commands import labels
 from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.i18n import N_

@@ -10,7 +10,7 @@ from typing import Any
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
-from bot.chat import beyond, files
+from bot.chat import cards, files
 from bot.chat.replying import send
 from bot.i18n import N_
 from bot.miniapp.link import me_page
@@ -54,7 +54,7 @@ async def _file(
 async def _card(
     update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, r: Renderer, card: Card
 ) -> None:
-    await beyond.send_card(message, r, card)
+    await cards.send_card(message, r, card)
 
 
 async def _archived(
@@ -64,7 +64,7 @@ async def _archived(
     r: Renderer,
     done: ResetDone,
 ) -> None:
-    if not await beyond.with_season_card(update, context, message, r, done):
+    if not await cards.with_season_card(update, context, message, r, done):
         await send(message, r.render(done))
 
 

@@ -21,7 +21,7 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat.replying import answer, send
-from bot.chat.run import dry_run, renderer_for, run
+from bot.chat.service_call import dry_run, renderer_for, run
 from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.commands.parsing import ParseError, parse

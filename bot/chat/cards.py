@@ -6,7 +6,7 @@ from __future__ import annotations
 from telegram import InputFile, Message, Update
 from telegram.ext import ContextTypes
 
-from bot.chat.run import run
+from bot.chat.service_call import run
 from bot.presentation.chart_process import draw_card_apart
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
