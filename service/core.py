@@ -35,9 +35,10 @@ from service import (
 from service import settle as settling
 from service.context import Ctx
 from service.errors import N_
+from service.hand_views import HandView
 from service.language import of_telegram, shown
 from service.names import clean_title
-from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
+from service.replies import HelpView, Info, MeElsewhere, Recorded, Reply
 from service.requests import (
     Again,
     Chart,

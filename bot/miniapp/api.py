@@ -33,12 +33,12 @@ from bot.ptb_types import AnyApplication
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
+from service.hand_views import HandView
 from service.language import shown
 from service.names import member_name
 from service.replies import (
     Card,
     ChartData,
-    HandView,
     HistoryView,
     Info,
     Recorded,
@@ -260,7 +260,7 @@ def _table(
         "seats": list(v.seats),
         "dealer": v.dealer,
         "html": r.render(v).text,
-        "kongs": [line for k in kongs for line in r.kong(k)],
+        "kongs": [line for k in kongs for line in r.hand(k)],
         "sitting": sitting.totals(card if isinstance(card, Card) else None, v),
     }
 

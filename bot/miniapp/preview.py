@@ -17,26 +17,26 @@ from bot.miniapp import texts
 from bot.miniapp.api import Env, _Recording
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
+from service.hand_views import MahjongView
 from service.replies import Recorded, TableView
 from service.requests import ShowPlayers
 
 
 def _wins(reply: Recorded) -> list[dict[str, Any]]:
     """Each win's pattern, flags and reading, as the page shows them next to the tiles."""
-    out = []
-    for win in reply.view.data.get("wins", ()):
-        value = win["value"]
-        out.append(
-            {
-                "pattern": value["pattern"],
-                "groups": value["groups"],
-                "qingyise": value["qingyise"],
-                "menqing": value["menqing"],
-                "quanqiuren": value["quanqiuren"],
-                "reading": win.get("tiles", {}).get("reading"),
-            }
-        )
-    return out
+    hand = reply.view.detail
+    wins = hand.wins if isinstance(hand, MahjongView) else ()
+    return [
+        {
+            "pattern": win.value.pattern.value,
+            "groups": win.value.groups,
+            "qingyise": win.value.qingyise,
+            "menqing": win.value.menqing,
+            "quanqiuren": win.value.quanqiuren,
+            "reading": win.tiles.reading if win.tiles is not None else None,
+        }
+        for win in wins
+    ]
 
 
 class TilesHandler(_Recording):

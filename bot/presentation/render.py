@@ -33,8 +33,9 @@ from bot.presentation.render_insight import stats_text
 from bot.presentation.render_money import money_text, settle_text, stake_text
 from bot.presentation.render_tiles import history_lines, reading_line
 from bot.presentation.rules_text import help_text, rules_text
-from scoring import EventKind, Game
+from scoring import EventKind, Formula, Game, HandValue, Pattern
 from service import replies as r
+from service.hand_views import FreeView, HandView, K510View, KongView, MahjongView, Payment
 from service.names import visible
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
@@ -204,16 +205,20 @@ class Renderer:
             lines.append(self._("Dealer: {name}", name=escape(reply.dealer)))
         return Out("\n".join(lines))
 
-    def hand(self, view: r.HandView) -> list[str]:
+    def hand(self, view: HandView) -> list[str]:
         """The lines describing one recorded hand or kong, with its payments and nets."""
-        if view.kind == EventKind.KONG:
-            return self.kong(view)
-        if view.kind == EventKind.PAY or view.game == Game.FREE:
-            lines = free_lines(self._, view, quote(view.text))
+        detail = view.detail
+        if isinstance(detail, KongView):
+            return self.kong(view, detail)
+        if isinstance(detail, FreeView):
+            lines = free_lines(self._, view, detail, quote(view.text))
             if view.kind == EventKind.PAY:
                 return lines
             return [*lines, self._("Scores this round: {net}", net=self.net(view.net))]
-        lines = self.mahjong(view) if view.game == Game.MAHJONG else self.k510(view)
+        if isinstance(detail, MahjongView):
+            lines = self.mahjong(view, detail)
+        else:
+            lines = self.k510(view, detail)
         return [*lines, self._("Net this hand: {net}", net=self.net(view.net))]
 
     @staticmethod
@@ -221,67 +226,63 @@ class Renderer:
         """`老王 +36 · 小李 -12 · 阿张 -12 · Chen -12`."""
         return " · ".join(f"{escape(name)} {fmt(amount, signed=True)}" for name, amount in net)
 
-    def kong(self, view: r.HandView) -> list[str]:
-        kong = view.data["kong"]
+    def kong(self, view: HandView, kong: KongView) -> list[str]:
         return [
-            self._("🀄 Kong recorded: {kind}", kind=self._(labels.KONG[kong["kind"]]))
+            self._("🀄 Kong recorded: {kind}", kind=self._(labels.KONG[kong.kind]))
             + f" — <i>{quote(view.text)}</i>",
             self._("Nobody's points change now: kong points settle when the hand ends."),
         ]
 
-    def mahjong(self, view: r.HandView) -> list[str]:
+    def mahjong(self, view: HandView, hand: MahjongView) -> list[str]:
         """The hand, then each winner with the payments for his win, then the kong points."""
         head = self._("🀄 Hand #{n}", n=view.hand_no)
-        wins = view.data.get("wins", [])
-        if not wins:
+        if not hand.wins:
             head += " · " + self._("流局 drawn hand")
         lines = [head + f" — <i>{quote(view.text)}</i>"]
         # Each win's payments come together, in the order of the wins, all to its winner.
-        by_winner: dict[str, list[r.Payment]] = {}
+        by_winner: dict[str, list[Payment]] = {}
         for p in view.payments:
             if p.reason != "kong":
                 by_winner.setdefault(p.payee or "?", []).append(p)
-        for win, (winner, paid) in zip(wins, by_winner.items(), strict=True):
-            lines.append(self.win_line(winner, win["value"], unsaid=win.get("unsaid", False)))
-            lines += [reading_line(self._, win["tiles"])] if "tiles" in win else []
+        for win, (winner, paid) in zip(hand.wins, by_winner.items(), strict=True):
+            lines.append(self.win_line(winner, win.value, unsaid=win.unsaid))
+            lines += [reading_line(self._, win.tiles)] if win.tiles is not None else []
             lines += [self.payment(p) for p in paid]
         lines += [self.payment(p) for p in view.payments if p.reason == "kong"]
         return lines
 
-    def win_line(self, winner: str, value: Mapping[str, Any], *, unsaid: bool = False) -> str:
+    def win_line(self, winner: str, value: HandValue, *, unsaid: bool = False) -> str:
         """`• 老王 胡：自摸 · 碰碰胡 · 清一色 · 基数 3 × 4 倍 = 12`; `unsaid`: 门清 was not
         written though it may have been ("not 门清")."""
-        pattern = value["pattern"] + (str(value["groups"]) if value["pattern"] == "qidui" else "")
-        parts = [self._(labels.WIN[value["how"]]), self._(labels.PATTERN[pattern])]
-        parts += [self._(labels.FLAG[f]) for f in ("qingyise", "menqing", "quanqiuren") if value[f]]
+        pattern = value.pattern + (str(value.groups) if value.pattern is Pattern.QIDUI else "")
+        flags = {"qingyise": value.qingyise, "menqing": value.menqing}
+        flags["quanqiuren"] = value.quanqiuren
+        parts = [self._(labels.WIN[value.how]), self._(labels.PATTERN[pattern])]
+        parts += [self._(labels.FLAG[flag]) for flag, given in flags.items() if given]
         parts += [self._("not 门清")] if unsaid else []
-        if value["formula"] != "small_pao":  # a small hand on a discard pays 2 or 4, no unit
+        if value.formula is not Formula.SMALL_PAO:  # a small hand on a discard: 2 or 4, no unit
             parts.append(
-                self._(
-                    "base {base} × {k} = {unit}",
-                    base=value["base"],
-                    k=value["k"],
-                    unit=value["unit"],
-                )
+                self._("base {base} × {k} = {unit}", base=value.base, k=value.k, unit=value.unit)
             )
         return self._("• {winner} wins: {what}", winner=escape(winner), what=" · ".join(parts))
 
-    def why(self, p: r.Payment) -> str:
+    def why(self, p: Payment) -> str:
         """Why `p` is paid, in the words and numbers of the table."""
-        v = p.detail
-        if p.reason == "kong":
-            return self._(labels.KONG[v["kind"]])
-        n = int(v["chain"])
-        numbers = {"value": v["value"], "unit": v["unit"], "n": n, "m": 2**n}
+        if p.kong is not None:
+            return self._(labels.KONG[p.kong])
+        v = p.value
+        assert v is not None  # a win's or a sealed player's payment
+        n = v.chain
+        numbers = {"value": v.value, "unit": v.unit, "n": n, "m": 2**n}
         if p.reason == "sealed":
-            formula = v["formula"]
+            formula = v.formula
             family = "each" if formula in EACH_PAYS else "konged" if formula == KONGED else "pao"
-            return self._(SEALED[family][bool(v["sisuang"])], **numbers)
-        if v["formula"] == "big_cannon" and n > 1:
+            return self._(SEALED[family][p.sisuang], **numbers)
+        if v.formula is Formula.BIG_CANNON and n > 1:
             return self._(CANNON_CHAIN, **numbers | {"m": 2 ** (n - 1)})
-        return self._(WHY[v["formula"]], **numbers)
+        return self._(WHY[v.formula], **numbers)
 
-    def payment(self, p: r.Payment) -> str:
+    def payment(self, p: Payment) -> str:
         """`  小李 → 老王 12 · 自摸` (510K: `  老王 +22.5`)."""
         if p.reason == "pay":
             return f"  {escape(p.payer or '?')} → {escape(p.payee or '?')} {fmt(p.amount)}"
@@ -292,61 +293,47 @@ class Renderer:
         payer, payee = escape(p.payer or "?"), escape(p.payee or "?")
         return f"  {payer} → {payee} {fmt(p.amount)} · {self.why(p)}"
 
-    def k510(self, view: r.HandView) -> list[str]:
-        data = view.data
-        names: Sequence[str] = data["names"]
+    def k510(self, view: HandView, hand: K510View) -> list[str]:
+        names = view.names
         lines = [self._("🃏 510K hand #{n}", n=view.hand_no) + f" — <i>{quote(view.text)}</i>"]
-        result = data.get("result")
-        marathon = data.get("marathon")
-        if marathon is not None:
-            state = marathon["state"]
-            lines.append(
-                self._("Card points this hand: {points}", points=self._points(names, data))
-            )
-            if not marathon["finished"]:
+        result = hand.result
+        if hand.marathon_hands is not None:
+            points = self.points(names, hand.card_points)
+            lines.append(self._("Card points this hand: {points}", points=points))
+            if not hand.marathon_over:
                 return [*lines, self._("Scores come when the marathon ends.")]
-            lines.append(self._("🏁 The marathon is over after {n} hands.", n=state["hands"]))
+            lines.append(self._("🏁 The marathon is over after {n} hands.", n=hand.marathon_hands))
         if result is None:
             return lines
-        lines.append(
-            self._(
-                "Card points: {points}",
-                points=" · ".join(
-                    f"{escape(n)} {fmt(p, signed=True)}"
-                    for n, p in zip(names, result["card_points"], strict=True)
-                ),
-            )
-        )
-        if result["team_points"] is not None:
+        lines.append(self._("Card points: {points}", points=self.points(names, result.card_points)))
+        if result.team_points is not None:
             teams = self._teams(names)
-            winner = teams[result["winner"]]
             lines.append(
                 self._(
                     "Teams: {a} {pa} · {b} {pb} → {winner} win",
                     a=escape(teams[0]),
-                    pa=fmt(result["team_points"][0], signed=True),
+                    pa=fmt(result.team_points[0], signed=True),
                     b=escape(teams[1]),
-                    pb=fmt(result["team_points"][1], signed=True),
-                    winner=escape(winner),
+                    pb=fmt(result.team_points[1], signed=True),
+                    winner=escape(teams[result.winner]),
                 )
             )
-        if result["doubled"]:
+        if result.doubled:
             lines.append(self._("Doubled ×2 (the losers took no table points)."))
-        if Fraction(result["bonus"]):
+        if result.bonus:
             lines.append(self._("Marathon bonus: the winners get 10 percent more."))
-        if result["incomplete"]:
-            total = sum(data["table"]) + sum(data["held"])
-            lines.append(self._("Note: the figures add up to {total}, not 100.", total=total))
+        if result.incomplete:
+            lines.append(
+                self._("Note: the figures add up to {total}, not 100.", total=hand.reported)
+            )
         return lines
 
-    def _points(self, names: Sequence[str], data: Mapping[str, Any]) -> str:
-        first = data["order"][0]
-        parts = []
-        for seat, name in enumerate(names):
-            p = data["table"][seat] - (0 if seat in data["order"] else 20 + data["held"][seat])
-            p += 20 if seat == first else 0
-            parts.append(f"{escape(name)} {fmt(p, signed=True)}")
-        return " · ".join(parts)
+    @staticmethod
+    def points(names: Sequence[str], points: Sequence[int]) -> str:
+        """`老王 +60 · 小李 -20 · …`: each seat's card points."""
+        return " · ".join(
+            f"{escape(n)} {fmt(p, signed=True)}" for n, p in zip(names, points, strict=True)
+        )
 
     @staticmethod
     def _teams(names: Sequence[str]) -> tuple[str, str]:

@@ -10,12 +10,13 @@ from bot.i18n import Gettext
 from bot.presentation.render_free import record_title, table_title
 from scoring import EventKind, Game
 from service import replies as r
+from service.hand_views import HandView
 
 #: A message's text and its rows of buttons as (label, callback data).
 Shaped = tuple[str, tuple[tuple[tuple[str, str], ...], ...]]
 
 
-def what(_: Gettext, view: r.HandView) -> str:
+def what(_: Gettext, view: HandView) -> str:
     """ "hand #3", "the kong", "transfer #4"."""
     if view.kind == EventKind.KONG or view.hand_no is None:
         return _("the kong")
