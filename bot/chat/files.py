@@ -11,7 +11,8 @@ from telegram import InputFile, Message
 from bot.chat.replying import send
 from bot.presentation.chart_process import draw_apart
 from bot.presentation.export_csv import export_files
-from bot.presentation.render import Out, Renderer
+from bot.presentation.out import Out
+from bot.presentation.render import Renderer
 from bot.presentation.render_insight import chart_caption, chart_texts, export_caption
 from service.replies import ChartData, ExportData
 

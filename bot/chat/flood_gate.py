@@ -12,7 +12,7 @@ from bot.chat.replying import answer, send
 from bot.chat.service_call import renderer_for
 from bot.commands.parsing import command_text
 from bot.i18n import N_
-from bot.presentation.render import Out
+from bot.presentation.out import Out
 
 FLOOD_WARNING = N_(
     "Slow down, please: at most {limit} commands in {window} seconds each. "

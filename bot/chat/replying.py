@@ -9,7 +9,7 @@ from telegram import CallbackQuery, Message
 from telegram.error import BadRequest
 
 from bot.presentation.markup import markup, split_text
-from bot.presentation.render import Out
+from bot.presentation.out import Out
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,8 @@ from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.i18n import N_
 from bot.presentation.markup import markup
 from bot.presentation.numbers import fmt
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from scoring.games import Game, Unit
 from service.errors import ServiceError
 from service.replies import Reply, TableView

@@ -15,7 +15,8 @@ from bot.chat.replying import send
 from bot.i18n import N_
 from bot.miniapp.link import me_page
 from bot.miniapp.members import current_groups
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from bot.presentation.render_beyond import ME_OPEN
 from service.replies import Card, ChartData, ExportData, MeElsewhere, MeView, Reply, ResetDone
 

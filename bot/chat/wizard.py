@@ -27,7 +27,8 @@ from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.commands.parsing import ParseError, parse
 from bot.i18n import N_
 from bot.presentation.markup import markup
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from scoring import WinType
 from scoring.games import Game
 from service.errors import ServiceError

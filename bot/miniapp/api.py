@@ -28,6 +28,7 @@ from bot.miniapp.members import Members, Role
 from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
 from bot.presentation.render import Renderer
+from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
 from service.context import Actor, Ctx
@@ -211,7 +212,7 @@ def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
         "text": view.text,
         "undone": view.undone,
         "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
-        "html": r.hand(view),
+        "html": hand_lines(r._, view),
         "tiles": [{"name": name, "reading": reading} for name, reading in hands_of(view)],
     }
 
@@ -227,7 +228,7 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
             }
             for unit, rows in v.sections
         ],
-        "progress": r.progress(v.progress) if v.progress else None,
+        "progress": progress_line(r._, v.progress) if v.progress else None,
     }
 
 
@@ -260,7 +261,7 @@ def _table(
         "seats": list(v.seats),
         "dealer": v.dealer,
         "html": r.render(v).text,
-        "kongs": [line for k in kongs for line in r.hand(k)],
+        "kongs": [line for k in kongs for line in hand_lines(r._, k)],
         "sitting": sitting.totals(card if isinstance(card, Card) else None, v),
     }
 
@@ -407,7 +408,7 @@ class RecordHandler(_Recording):
         repeated = not isinstance(reply, Recorded) or reply.repeated
         if not repeated:
             await self.post_in_chat(r, reply, text)
-        lines = r.hand(reply.view) if isinstance(reply, Recorded) else []
+        lines = hand_lines(r._, reply.view) if isinstance(reply, Recorded) else []
         command = guard.recorded(reply, text)
         self.write(
             {

@@ -14,7 +14,8 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import N_, translator
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 from service.core import Service

@@ -16,6 +16,7 @@ from bot.commands.parsing import ParseError
 from bot.miniapp import texts
 from bot.miniapp.api import Env, _Recording
 from bot.presentation.render import Renderer
+from bot.presentation.render_hands import hand_lines
 from service.errors import ServiceError
 from service.hand_views import MahjongView
 from service.replies import Recorded, TableView
@@ -64,7 +65,9 @@ class TilesHandler(_Recording):
             self.write({"ok": True, "command": text, "html": [], "wins": []})
             return
         r = self.renderer(answer.lang)
-        self.write({"ok": True, "command": text, "html": r.hand(reply.view), "wins": _wins(reply)})
+        self.write(
+            {"ok": True, "command": text, "html": hand_lines(r._, reply.view), "wins": _wins(reply)}
+        )
 
 
 def routes(env: Env) -> list[tuple[str, type[_Recording], dict[str, Any]]]:

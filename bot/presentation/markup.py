@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from bot.presentation.render import Button, Out
+from bot.presentation.out import Button, Out
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 

@@ -17,7 +17,7 @@ from telegram.request import BaseRequest, RequestData
 from bot.app import DEFAULTS
 from bot.chat.replying import send
 from bot.presentation.markup import MAX_MESSAGE, markup
-from bot.presentation.render import Button, Out
+from bot.presentation.out import Button, Out
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
 
