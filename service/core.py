@@ -16,71 +16,52 @@ from sqlalchemy.engine import Connection, Engine
 from scoring.games import EventKind
 from service import (
     admin,
-    cards,
     free,
-    glance,
     identity,
-    insight,
     k510,
     ledger,
     mahjong,
-    me,
     people,
     rating,
     repeats,
     stakes,
     tables,
-    views,
 )
-from service import settle as settling
+from service.app import AppAccess
 from service.context import Ctx
 from service.errors import N_
-from service.hand_views import HandView
-from service.language import of_telegram, shown
+from service.language import keep_first, of_telegram, shown
+from service.looks import look
 from service.names import clean_title
-from service.replies import HelpView, Info, MeElsewhere, Recorded, Reply
+from service.replies import Info, Recorded, Reply
 from service.requests import (
     Again,
-    Chart,
     Claim,
-    Export,
     Gang,
-    Help,
-    History,
     Hu,
     IAm,
     Join,
     Leave,
     Link,
     Liuju,
-    Me,
     Merge,
     NewTable,
     Pay,
-    Rating,
     Rename,
     Report,
     Request,
     Reset,
-    Rules,
     Score,
-    SeasonCard,
-    Seasons,
     Seats,
     SetDealer,
     SetOption,
     SetStake,
-    Settle,
-    ShowPlayers,
-    Standings,
-    Stats,
     Sub,
-    Summary,
     Undo,
     Unlink,
 )
 from service.unit import Tx
-from storage.gateway import chat_move, chats, live
+from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
 from storage.unit_of_work import ChatWrite, UnitOfWork
 
@@ -141,6 +122,7 @@ class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.uow = UnitOfWork(engine)
+        self.app = AppAccess(self.uow)  # the Mini App's: its links, its live mark, its screens
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
         """Run one request; raises ServiceError (nothing written) for bad input."""
@@ -177,18 +159,6 @@ class Service:
             chat = chats.get_chat(db, chat_id)
         return shown(chat.lang if chat is not None else None, telegram_code)
 
-    def _keep_first_language(self, ctx: Ctx) -> str | None:
-        """A known chat without a language keeps the asker's (a look after its first record
-        from a sender Telegram gave no language); None while neither has one."""
-        lang = of_telegram(ctx.actor.language)
-        if lang is None:
-            return None
-        with self.uow.chat(ctx.chat_id, ctx.thread_id) as work:
-            if work.chat.lang is None:
-                work.chat.lang = lang
-                chats.save_settings(work.db, work.chat)
-            return work.chat.lang
-
     def move_chat(self, old_id: int, new_id: int) -> str:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
         with any the new id has already (see `storage.gateway.chat_move`)."""
@@ -205,32 +175,6 @@ class Service:
         use_case = WRITES[type(request)]
         with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False) as work:
             return self._apply(work, replace(ctx, update_id=None), request, use_case)
-
-    def app_token(self, chat_id: int, thread_id: int) -> str:
-        """The Mini App's token of a chat (and forum topic), made on first use."""
-        with self.uow.chat(chat_id, thread_id) as work:
-            return chats.app_token(work.db, work.chat.id, thread_id)
-
-    def app_place(self, token: str) -> tuple[int, int] | None:
-        """The (chat id, thread id) a Mini App token opens, or None."""
-        with self.uow.read() as db:
-            return chats.app_place(db, token)
-
-    def app_mark(self, chat_id: int, thread_id: int) -> str:
-        """The Mini App's live mark of a chat and topic: it changes when its pages would."""
-        with self.uow.read() as db:
-            return live.mark(db, chat_id, thread_id)
-
-    def app_live(self, token: str) -> tuple[int, int, str] | None:
-        """The chat and topic a Mini App token opens and their live mark (one read), or None."""
-        with self.uow.read() as db:
-            found = chats.app_place(db, token)
-            return None if found is None else (*found, live.mark(db, *found))
-
-    def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
-        """The open table's kongs of the current hand (`service.glance`)."""
-        with self.uow.read() as db:
-            return glance.pending_kongs(db, chat_id, thread_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         with self.uow.chat(ctx.chat_id, ctx.thread_id, ctx.update_id) as work:
@@ -274,52 +218,9 @@ class Service:
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with self.uow.read() as db:
             chat = chats.get_chat(db, ctx.chat_id)
-            reply = self._view(db, ctx, request)
+            reply = look(db, ctx, request)
             lang = chat.lang if chat else None
         if lang is None and chat is not None:  # a look sets a known chat's first language;
             # in a chat with no record yet it keeps nothing (`/help` before `/new`)
-            lang = self._keep_first_language(ctx)
+            lang = keep_first(self.uow, ctx)
         return Answer(reply, shown(lang, ctx.actor.language))
-
-    def _view(self, db: Connection, ctx: Ctx, request: Request) -> Reply:
-        match request:
-            case Standings():
-                return views.standings(db, ctx.chat_id, ctx.thread_id, request)
-            case History():
-                return views.history(db, ctx.chat_id, request)
-            case Settle():
-                return settling.settle(db, ctx, request)
-            case Seasons():
-                return views.seasons(db, ctx.chat_id)
-            case Rules():
-                return views.rules(db, ctx.chat_id, ctx.thread_id, request)
-            case ShowPlayers():
-                return self._players(db, ctx, request)
-            case Help():
-                return HelpView()
-            case Stats():
-                return insight.stats(db, ctx.chat_id, request)
-            case Chart():
-                return insight.chart_data(db, ctx.chat_id, request)
-            case Export():
-                return insight.export_rows(db, ctx.chat_id, request)
-            case Me():
-                private = ctx.actor.user_id is not None and ctx.actor.user_id == ctx.chat_id
-                return me.me(db, ctx.chat_id) if private else MeElsewhere()
-            case Rating():
-                return rating.rating_view(db, ctx.chat_id)
-            case Summary():
-                return cards.night(db, ctx.chat_id)
-            case SeasonCard():
-                return cards.season_card(db, ctx.chat_id, request.season)
-        raise TypeError(f"no use case for {type(request).__name__}")
-
-    @staticmethod
-    def _players(db: Connection, ctx: Ctx, request: ShowPlayers) -> Reply:
-        chat = chats.get_chat(db, ctx.chat_id)
-        season = chats.current_season(db, ctx.chat_id) if chat else None
-        if chat is None or season is None:
-            return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        tx = Tx(db, chat, season, ctx)
-        view = tables.show_players(tx, request)
-        return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

@@ -31,6 +31,7 @@ from bot.presentation.render import Renderer
 from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
+from service.app import Place as Spot
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
@@ -46,20 +47,14 @@ from service.replies import (
     RepeatAsk,
     Reply,
     SeasonsView,
-    SettleView,
     StandingsView,
     TableView,
 )
 from service.requests import (
     Again,
-    Chart,
     History,
     Request,
-    Seasons,
-    Settle,
     ShowPlayers,
-    Standings,
-    Summary,
     Undo,
 )
 
@@ -132,7 +127,7 @@ class Api(tornado.web.RequestHandler):
         found = await asyncio.to_thread(self.locate, token) if token else None
         if found is None:
             raise tornado.web.HTTPError(404)
-        chat_id, thread_id = found
+        chat_id, thread_id = found.chat_id, found.thread_id
         budgets = self.env.application.bot_data
         if self.counted and guard.over_budget(
             self,
@@ -155,9 +150,9 @@ class Api(tornado.web.RequestHandler):
         headers = self.request.headers
         return headers.get(INIT_HEADER, ""), headers.get(CHAT_HEADER, "")
 
-    def locate(self, token: str) -> tuple[int, int] | None:
-        """The (chat id, thread id) the token opens (in a worker thread: it reads)."""
-        return self.env.service.app_place(token)
+    def locate(self, token: str) -> Spot | None:
+        """The chat and topic the token opens (in a worker thread: it reads)."""
+        return self.env.service.app.place(token)
 
     @property
     def name(self) -> str:
@@ -232,9 +227,9 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
     }
 
 
-def _units(v: Reply | None) -> tuple[str, ...]:
+def _units(v: StandingsView | None) -> tuple[str, ...]:
     """The standings' units: a free game's (`free:斗地主`) is named by the page's strings."""
-    return tuple(unit for unit, _ in v.sections) if isinstance(v, StandingsView) else ()
+    return tuple(unit for unit, _ in v.sections) if v is not None else ()
 
 
 def _chart(data: ChartData) -> list[dict[str, Any]]:
@@ -253,7 +248,7 @@ def _chart(data: ChartData) -> list[dict[str, Any]]:
 
 
 def _table(
-    r: Renderer, v: TableView, kongs: tuple[HandView, ...], card: Reply | None
+    r: Renderer, v: TableView, kongs: tuple[HandView, ...], card: Card | None
 ) -> dict[str, Any]:
     return {
         "game": v.game,
@@ -262,7 +257,7 @@ def _table(
         "dealer": v.dealer,
         "html": r.render(v).text,
         "kongs": [line for k in kongs for line in hand_lines(r._, k)],
-        "sitting": sitting.totals(card if isinstance(card, Card) else None, v),
+        "sitting": sitting.totals(card, v),
     }
 
 
@@ -275,42 +270,31 @@ def _seasons(r: Renderer, v: SeasonsView) -> list[dict[str, Any]]:
 
 
 class ViewHandler(Api):
-    """GET: everything the pages show, for the current season or `?season=N`."""
+    """GET: everything the pages show, for the current season or `?season=N`: one read of the
+    service (`Service.app.screen`: one snapshot)."""
 
     async def get(self) -> None:
-        season = self.season_arg()
-        place = self.place.chat_id, self.place.thread_id
-        mark = await asyncio.to_thread(self.env.service.app_mark, *place)  # before the data
-        standings, lang = await self.read(Standings(season=season))
-        chart, _ = await self.read(Chart(season=season))
-        settle, _ = await self.read(Settle(season=season))
-        history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
-        seasons, _ = await self.read(Seasons())
-        table, _ = await self.read(ShowPlayers())
-        card, _ = await self.read(Summary()) if table is not None else (None, None)
-        r = self.renderer(lang)
-        kongs = await asyncio.to_thread(
-            self.env.service.pending_kongs, self.place.chat_id, self.place.thread_id
-        )
+        app, ctx = self.env.service.app, self.ctx()
+        screen = await asyncio.to_thread(app.screen, ctx, self.season_arg(), HISTORY_PAGE)
+        r = Renderer(screen.lang)
+        table = screen.table
         self.write(
             {
                 "lang": r.lang,
-                "live": mark,  # the page follows it (bot.miniapp.events, bot.miniapp.live)
-                "strings": texts.strings(r.lang, _units(standings)),
+                "live": screen.mark,  # the page follows it (bot.miniapp.events, bot.miniapp.live)
+                "strings": texts.strings(r.lang, _units(screen.standings)),
                 "me": {
                     "name": self.name,
                     "admin": self.place.role is Role.ADMIN,
                 },
-                "standings": _standings(r, standings)
-                if isinstance(standings, StandingsView)
-                else None,
-                "chart": _chart(chart) if isinstance(chart, ChartData) else [],
-                "settle": r.render(settle).text if isinstance(settle, SettleView) else None,
-                "history": [_hand(r, h) for h in reversed(history.hands)]
-                if isinstance(history, HistoryView)
+                "standings": _standings(r, screen.standings) if screen.standings else None,
+                "chart": _chart(screen.chart) if screen.chart else [],
+                "settle": r.render(screen.settle).text if screen.settle else None,
+                "history": [_hand(r, h) for h in reversed(screen.history.hands)]
+                if screen.history
                 else [],
-                "seasons": _seasons(r, seasons) if isinstance(seasons, SeasonsView) else [],
-                "table": _table(r, table, kongs, card) if isinstance(table, TableView) else None,
+                "seasons": _seasons(r, screen.seasons) if screen.seasons else [],
+                "table": _table(r, table, screen.kongs, screen.card) if table else None,
             }
         )
 

@@ -18,6 +18,7 @@ from bot.presentation.out import Button, Out
 from bot.presentation.render import Renderer
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
+from service.app import Place
 from service.core import Service
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ async def open_app(
     if not config.app_name:
         return Out(renderer._(N_("The Mini App is not set up for this bot.")))
     service: Service = context.bot_data["service"]
-    token = await asyncio.to_thread(service.app_token, chat_id, thread)
+    token = await asyncio.to_thread(service.app.token, Place(chat_id, thread))
     label = renderer._(N_("Open the table"))
     page = config.app_page
     if chat_type == ChatType.PRIVATE and page:
