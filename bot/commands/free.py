@@ -44,7 +44,8 @@ def parse_new_free(words: list[str], usage: str) -> NewTable:
     return NewTable(Game.FREE, name=name)
 
 
-def _number(number: str, word: str, usage: str) -> Fraction:
+def number(number: str, word: str, usage: str) -> Fraction:
+    """An amount's number (as written in `word`): exact, and not too long."""
     if len(number.replace(".", "")) > _MAX_DIGITS:
         raise ParseError(N_("'{word}': the amount is too big"), usage, word=show(word))
     return Fraction(Decimal(number))
@@ -60,7 +61,7 @@ def parse_score(args: str, usage: str) -> Score:
         match = sign_only or glued
         amount = None
         if match is not None:
-            amount = _number(match["number"], word, usage)
+            amount = number(match["number"], word, usage)
             amount = amount if match["sign"] in ("+", "赢") else -amount
         if sign_only is not None:
             if not entries or entries[-1][1] is not None:
@@ -74,6 +75,12 @@ def parse_score(args: str, usage: str) -> Score:
             )
         else:
             entries.append((word, None))
+    return score(entries, usage)
+
+
+def score(entries: list[tuple[str, Fraction | None]], usage: str) -> Score:
+    """A round of each player (as written) and their score, None for the one who takes the
+    balance; as typed, or entered in the Mini App's boxes."""
     if not entries:
         raise ParseError(N_("give each player's score"), usage)
     refs = [player_ref(name, usage) for name, _ in entries]
@@ -93,6 +100,12 @@ def parse_pay(args: str, usage: str) -> Pay:
             count=str(len(words)),
         )
     payer, payee, amount = words
+    return pay(payer, payee, amount, usage)
+
+
+def pay(payer: str, payee: str, amount: str, usage: str) -> Pay:
+    """A transfer from `payer` to `payee` (each as written) of `amount` (a positive number);
+    as typed, or tapped in the Mini App."""
     match = _AMOUNT.fullmatch(amount)
     if match is None:
         raise ParseError(
@@ -103,4 +116,9 @@ def parse_pay(args: str, usage: str) -> Pay:
     refs = [player_ref(payer, usage), player_ref(payee, usage)]
     if ref_key(refs[0]) == ref_key(refs[1]):
         raise ParseError(N_("a player cannot pay themselves"), usage)
-    return Pay(refs[0], refs[1], _number(match["number"], amount, usage))
+    return Pay(refs[0], refs[1], number(match["number"], amount, usage))
+
+
+def reads_as_a_player(word: str) -> bool:
+    """Whether `word` in a round reads as a player's name, not as a score (`赢3`, `Ann-2`)."""
+    return _SCORE.fullmatch(word) is None and _NAME_SCORE.fullmatch(word) is None

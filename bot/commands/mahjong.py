@@ -99,6 +99,11 @@ def _cut_tiles(word: str) -> list[str]:
     return [word]
 
 
+def read_whole(word: str) -> bool:
+    """Whether /hu and /gang read `word` as one word: not cut into keywords or tiles."""
+    return _split_hu(word) == [word] and _split_gang(word) == [word] and _cut_tiles(word) == [word]
+
+
 def parse_gang(args: str, usage: str) -> Gang:
     """`/gang <player> an` · `/gang <player> ming|bu <from>`."""
     words = [piece for word in split_words(args) for piece in _split_gang(word)]
