@@ -10,10 +10,11 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat import score_buttons, wizard
-from bot.chat.replying import answer, drop_buttons, send
+from bot.chat.replying import answer, drop_buttons
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run
 from bot.commands.callback_data import name_request, new_request, parse_press, press_key
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError

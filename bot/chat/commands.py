@@ -14,11 +14,11 @@ from telegram.ext import BaseHandler, ContextTypes, filters
 
 from bot.chat import score_buttons, wizard
 from bot.chat.origin import typed_here
-from bot.chat.replying import send
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run, thread_of
 from bot.chat.undo_reply import undo_of_reply
 from bot.commands.parsing import NotForThisBot, ParseError, Typed, parse_typed, read
+from bot.delivery.messages import send
 from bot.miniapp.link import open_app
 from service.errors import ServiceError
 from service.requests import Hu, OpenApp, Request, Score, Undo

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from telegram import InputFile, Message
 
-from bot.chat.replying import send
+from bot.delivery.messages import send
 from bot.presentation.chart_process import draw_apart
 from bot.presentation.export_csv import export_files
 from bot.presentation.out import Out

@@ -8,9 +8,10 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot.chat.flood import FloodGuard, Verdict
 from bot.chat.origin import sender_key, typed_here
-from bot.chat.replying import answer, send
+from bot.chat.replying import answer
 from bot.chat.service_call import renderer_for
 from bot.commands.parsing import command_text
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.out import Out
 

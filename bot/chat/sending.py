@@ -1,6 +1,7 @@
-"""A reply sent in the chat as its type wants: most as their rendered message (`replying.send`),
-/chart and /export as files, a card as a photo, an archived season with its card, /me with the
-button that opens it in the app, /me in a group with the button to the private chat."""
+"""A reply sent in the chat as its type wants: most as their rendered message (`send` of
+`bot.delivery.messages`), /chart and /export as files, a card as a photo, an archived season
+with its card, /me with the button that opens it in the app, /me in a group with the button to
+the private chat."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from bot.chat import cards, files
-from bot.chat.replying import send
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.miniapp.link import me_page
 from bot.miniapp.members import current_groups

@@ -20,11 +20,12 @@ from telegram import Message, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.chat.replying import answer, send
+from bot.chat.replying import answer
 from bot.chat.service_call import dry_run, renderer_for, run
 from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.commands.parsing import ParseError, parse
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup
 from bot.presentation.out import Button, Out

@@ -23,10 +23,11 @@ import tornado.web
 from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
+from bot.delivery.messages import post
 from bot.miniapp import auth, forms, guard, sitting, texts
 from bot.miniapp.members import Members, Role
-from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
+from bot.presentation.out import Out
 from bot.presentation.render import Renderer
 from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
@@ -332,18 +333,9 @@ class _Recording(Api):
         code = "<code>" + html.escape(text) + "</code>"
         name = html.escape(self.name)
         who = r._("{name} in the app: {command}", name=name, command=code)
-        parts = split_text(f"{who}\n{out.text}")
-        thread = self.place.thread_id or None
-        bot = self.env.application.bot
+        place, bot = self.place, self.env.application.bot
         try:
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                await bot.send_message(
-                    self.place.chat_id,
-                    part,
-                    message_thread_id=thread,
-                    reply_markup=markup(out) if last else None,
-                )
+            await post(bot, place.chat_id, place.thread_id, Out(f"{who}\n{out.text}", out.buttons))
         except TelegramError:
             log.warning("could not post a hand recorded in the app", exc_info=True)
 
