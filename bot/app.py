@@ -52,8 +52,8 @@ async def set_menu(application: AnyApplication) -> None:
     that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
     try:
         for lang in ("en", "zh"):
-            _ = translator(lang).gettext
-            commands = [BotCommand(c.name, _(c.menu or "")) for c in catalog.MENU]
+            say = translator(lang).gettext
+            commands = [BotCommand(c.name, say(c.menu)) for c in catalog.MENU if c.menu]
             for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
                 await application.bot.set_my_commands(
                     commands, scope=scope, language_code=None if lang == "en" else lang
