@@ -13,7 +13,7 @@ machine the clients fall behind their pace, ``live_polls_per_s``); ``..._measure
 per second of the run as it went; the polls' median and p99 wall time;
 ``live_polls_refused``, polls not answered 204 (a page at its pace is never refused: must be
 0); ``live_poll_db_us``, the CPU of a poll's one read alone (the token's chat and its mark:
-``Service.app_live``), timed in this process.
+``Service.app.live``), timed in this process.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from bot.app import build_application
 from bot.miniapp import auth
 from bot.miniapp import server as miniapp
 from bot.settings import Settings
+from service.app import Place
 from service.core import Service
 from storage.db import make_engine
 
@@ -99,12 +100,12 @@ def prepare(path: Path) -> tuple[list[dict[str, str]], float]:
     service = Service(engine)
     pages = []
     for index, chat in enumerate(CHATS):
-        token = service.app_token(chat.id, 0)
+        token = service.app.token(Place(chat.id))
         pages += [_launch(user, token) for user in players(index)]
     token = pages[0]["X-Jifen-Chat"]
     start = time.process_time()
     for _ in range(500):
-        assert service.app_live(token) is not None
+        assert service.app.live(token) is not None
     engine.dispose()
     return pages, 1e6 * (time.process_time() - start) / 500
 

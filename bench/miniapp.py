@@ -32,6 +32,7 @@ from bot.miniapp import auth
 from bot.miniapp import server as miniapp
 from bot.miniapp.server import STATIC
 from bot.settings import Settings
+from service.app import Place
 
 TOKEN = "123:BENCH"
 REPS = 30
@@ -50,7 +51,7 @@ async def measure(path: Path, reps: int = REPS) -> dict[str, float | int]:
     app = build_application(config, engine=engine, request=OfflineRequest(api))
     await app.initialize()
     user = players(0)[0]
-    token = await asyncio.to_thread(app.bot_data["service"].app_token, CHAT.id, 0)
+    token = await asyncio.to_thread(app.bot_data["service"].app.token, Place(CHAT.id))
     launch = {
         "auth_date": str(int(time.time())),
         "start_param": token,

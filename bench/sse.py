@@ -51,6 +51,7 @@ from bench.webhook import TOKEN, Bot, cpu_ticks, memory_mb, percentile, start_bo
 from bot.commands.parsing import parse
 from bot.miniapp import auth
 from bot.miniapp.events import KEEPALIVE
+from service.app import Place
 from service.context import Actor, Ctx
 from service.core import Service
 
@@ -211,8 +212,8 @@ def prepare(url: str) -> tuple[Setup, Service]:
     ann = Ctx(FAN_CHAT, Actor(900_000_001, "Ann", None, "en"))
     for text in ("/new mahjong", "/seats Ann Bob Cat Dan"):
         service.execute(ann, parse(text))
-    setup.fan_token = service.app_token(FAN_CHAT, 0)
-    setup.quiet_tokens = [service.app_token(FAN_CHAT - 1 - i, 0) for i in range(QUIET_CHATS)]
+    setup.fan_token = service.app.token(Place(FAN_CHAT))
+    setup.quiet_tokens = [service.app.token(Place(FAN_CHAT - 1 - i)) for i in range(QUIET_CHATS)]
     return setup, service
 
 

@@ -11,11 +11,13 @@ from telegram import (
     BotCommandScopeDefault,
     Update,
 )
+from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
     CallbackQueryHandler,
+    Defaults,
     ExtBot,
     MessageHandler,
     TypeHandler,
@@ -23,14 +25,16 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest, HTTPXRequest
 
-from bot.chat import handlers, routes
+from bot.chat import handlers
 from bot.chat.buttons import on_button
+from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
+from bot.commands import catalog
 from bot.delivery.capture import CapturingRequest, Limiter
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
-from bot.i18n import N_, translator
+from bot.i18n import translator
 from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
 from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
@@ -39,24 +43,8 @@ from service.core import Service
 from storage.db import make_engine
 
 log = logging.getLogger(__name__)
-
-MENU = (
-    ("hu", N_("record a win: /hu A zimo qys")),
-    ("gang", N_("record a kong: /gang A an")),
-    ("r", N_("record a 510K hand")),
-    ("s", N_("record a round of any game: /s A+30 B-10 C")),
-    ("pay", N_("record a transfer: /pay A B 5")),
-    ("undo", N_("undo the last record")),
-    ("standings", N_("this season's balances")),
-    ("history", N_("the last hands")),
-    ("settle", N_("who pays whom")),
-    ("new", N_("open a table: mahjong, 510k, 510k3")),
-    ("join", N_("take a seat")),
-    ("players", N_("seats and dealer")),
-    ("app", N_("the table at a glance: standings, chart, recording by taps")),
-    ("rules", N_("the rules in force")),
-    ("help", N_("how to use the bot")),
-)
+#: Every reply is HTML (the renderer escapes what it fills in), as rules-bot sets it.
+DEFAULTS = Defaults(parse_mode=ParseMode.HTML)
 
 
 async def set_menu(application: AnyApplication) -> None:
@@ -64,7 +52,8 @@ async def set_menu(application: AnyApplication) -> None:
     that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
     try:
         for lang in ("en", "zh"):
-            commands = [BotCommand(cmd, translator(lang).gettext(desc)) for cmd, desc in MENU]
+            say = translator(lang).gettext
+            commands = [BotCommand(c.name, say(c.menu)) for c in catalog.MENU if c.menu]
             for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
                 await application.bot.set_my_commands(
                     commands, scope=scope, language_code=None if lang == "en" else lang
@@ -97,6 +86,7 @@ def build_application(
     network = request or HTTPXRequest(connection_pool_size=256)  # PTB's defaults
     polling = updates_request or request or HTTPXRequest(connection_pool_size=1)
     builder: AnyBuilder = Application.builder().token(config.token or "0:offline")
+    builder = builder.defaults(DEFAULTS)
     builder = builder.request(CapturingRequest(network))
     builder = builder.get_updates_request(UpdatesRequest(polling))
     base = (config.api_base_url or "https://api.telegram.org/bot").rstrip("/")
@@ -123,9 +113,7 @@ def build_application(
         # the Mini App's reads: a budget of their own, not the commands a member types
         application.bot_data["views"] = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW)
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
-    for handler, names in routes.families():  # new messages only: edits are not re-recorded
-        application.add_handler(MessageHandler(routes.Named(names), handler))
-    application.add_handler(MessageHandler(routes.Named(None), routes.UNKNOWN))
+    application.add_handler(TableHandler())  # every command of the table (new messages only)
     application.add_handler(CallbackQueryHandler(on_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"

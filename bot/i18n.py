@@ -9,7 +9,6 @@ from pathlib import Path
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "jifen"
-LANGUAGES = ("zh", "en")
 #: A message translated, HTML-escaped and filled with its parameters: `Renderer._`.
 Gettext = Callable[..., str]
 
@@ -23,10 +22,3 @@ def N_(message: str) -> str:
 def translator(lang: str) -> gettext.NullTranslations:
     """The catalog of `lang` ("zh" or "en"; English is the source language)."""
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
-
-
-def pick_language(chat_lang: str | None, user_lang: str | None) -> str:
-    """The chat's setting, else the sender's Telegram language (Chinese or English)."""
-    if chat_lang in LANGUAGES:
-        return chat_lang
-    return "zh" if (user_lang or "").lower().startswith("zh") else "en"

@@ -16,69 +16,52 @@ from sqlalchemy.engine import Connection, Engine
 from scoring.games import EventKind
 from service import (
     admin,
-    cards,
     free,
-    glance,
     identity,
-    insight,
     k510,
     ledger,
     mahjong,
-    me,
     people,
     rating,
     repeats,
     stakes,
     tables,
-    views,
 )
-from service import settle as settling
+from service.app import AppAccess
 from service.context import Ctx
 from service.errors import N_
+from service.language import keep_first, of_telegram, shown
+from service.looks import look
 from service.names import clean_title
-from service.replies import HandView, HelpView, Info, MeElsewhere, Recorded, Reply
+from service.replies import Info, Recorded, Reply
 from service.requests import (
     Again,
-    Chart,
     Claim,
-    Export,
     Gang,
-    Help,
-    History,
     Hu,
     IAm,
     Join,
     Leave,
     Link,
     Liuju,
-    Me,
     Merge,
     NewTable,
     Pay,
-    Rating,
     Rename,
     Report,
     Request,
     Reset,
-    Rules,
     Score,
-    SeasonCard,
-    Seasons,
     Seats,
     SetDealer,
     SetOption,
     SetStake,
-    Settle,
-    ShowPlayers,
-    Standings,
-    Stats,
     Sub,
-    Summary,
     Undo,
     Unlink,
 )
 from service.unit import Tx
-from storage.gateway import chat_move, chats, live
+from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
 from storage.unit_of_work import ChatWrite, UnitOfWork
 
@@ -122,20 +105,13 @@ WRITES[Again] = again
 T = TypeVar("T")
 
 
-def language_of(telegram_code: str | None) -> str | None:
-    """A Telegram language code as the chat's language (Chinese or English); None: none."""
-    if not telegram_code:
-        return None
-    return "zh" if telegram_code.lower().startswith("zh") else "en"
-
-
 @dataclass(frozen=True)
 class Answer:
-    """A reply and the chat's chosen language, read in the same transaction (after the change,
-    so `/set lang` answers in the new language)."""
+    """A reply and the language it is in (`service.language.shown`), read in the same
+    transaction (after the change, so `/set lang` answers in the new language)."""
 
     reply: Reply
-    lang: str | None
+    lang: str
 
 
 class Service:
@@ -146,6 +122,7 @@ class Service:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.uow = UnitOfWork(engine)
+        self.app = AppAccess(self.uow)  # the Mini App's: its links, its live mark, its screens
 
     def execute(self, ctx: Ctx, request: Request) -> Reply:
         """Run one request; raises ServiceError (nothing written) for bad input."""
@@ -174,23 +151,13 @@ class Service:
         """Let go of the database's connections (the bot is stopping)."""
         await asyncio.to_thread(self.engine.dispose)
 
-    def chat_language(
-        self, chat_id: int, thread_id: int = 0, sender_language: str | None = None
-    ) -> str | None:
-        """The chat's language: set by `/set lang`, or by its first command (the sender's
-        Telegram language then, `sender_language`: kept from now on); None while neither."""
+    def language(self, chat_id: int, telegram_code: str | None = None) -> str:
+        """The language of a reply in chat `chat_id` to a sender whose Telegram language is
+        `telegram_code`, where no request runs (a refusal, a button's alert): only a read, so a
+        refused command keeps nothing, not even the chat's first language."""
         with self.uow.read() as db:
             chat = chats.get_chat(db, chat_id)
-            if chat is not None and chat.lang is not None:
-                return chat.lang
-        lang = language_of(sender_language)
-        if lang is None:
-            return None
-        with self.uow.chat(chat_id, thread_id) as work:
-            if work.chat.lang is None:
-                work.chat.lang = lang
-                chats.save_settings(work.db, work.chat)
-            return work.chat.lang
+        return shown(chat.lang if chat is not None else None, telegram_code)
 
     def move_chat(self, old_id: int, new_id: int) -> str:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
@@ -209,32 +176,6 @@ class Service:
         with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False) as work:
             return self._apply(work, replace(ctx, update_id=None), request, use_case)
 
-    def app_token(self, chat_id: int, thread_id: int) -> str:
-        """The Mini App's token of a chat (and forum topic), made on first use."""
-        with self.uow.chat(chat_id, thread_id) as work:
-            return chats.app_token(work.db, work.chat.id, thread_id)
-
-    def app_place(self, token: str) -> tuple[int, int] | None:
-        """The (chat id, thread id) a Mini App token opens, or None."""
-        with self.uow.read() as db:
-            return chats.app_place(db, token)
-
-    def app_mark(self, chat_id: int, thread_id: int) -> str:
-        """The Mini App's live mark of a chat and topic: it changes when its pages would."""
-        with self.uow.read() as db:
-            return live.mark(db, chat_id, thread_id)
-
-    def app_live(self, token: str) -> tuple[int, int, str] | None:
-        """The chat and topic a Mini App token opens and their live mark (one read), or None."""
-        with self.uow.read() as db:
-            found = chats.app_place(db, token)
-            return None if found is None else (*found, live.mark(db, *found))
-
-    def pending_kongs(self, chat_id: int, thread_id: int) -> tuple[HandView, ...]:
-        """The open table's kongs of the current hand (`service.glance`)."""
-        with self.uow.read() as db:
-            return glance.pending_kongs(db, chat_id, thread_id)
-
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         with self.uow.chat(ctx.chat_id, ctx.thread_id, ctx.update_id) as work:
             return self._apply(work, ctx, request, use_case)
@@ -243,21 +184,25 @@ class Service:
         self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
     ) -> Answer:
         tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
-        first_lang = language_of(ctx.actor.language) if work.chat.lang is None else None
-        if first_lang:  # the chat's first command: its language, kept (`chat_language`)
+        first_lang = of_telegram(ctx.actor.language) if work.chat.lang is None else None
+        if first_lang:  # the chat's first kept command: its sender's language, kept
             work.chat.lang = first_lang
         title = clean_title(ctx.chat_title)  # as names are: no override reorders it
         if (title and title != work.chat.title) or first_lang:
             work.chat.title = title or work.chat.title  # /me names groups by it
             chats.save_settings(work.db, work.chat)
         if work.earlier is not None:
-            return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
+            return Answer(self._repeat(tx, work.earlier[0]), self._shown(tx))
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
-            return Answer(question.ask, tx.chat.lang)
+            return Answer(question.ask, self._shown(tx))
         work.event_id = tx.event_id
-        return Answer(reply, tx.chat.lang)
+        return Answer(reply, self._shown(tx))
+
+    @staticmethod
+    def _shown(tx: Tx) -> str:
+        return shown(tx.chat.lang, tx.ctx.actor.language)
 
     @staticmethod
     def _repeat(tx: Tx, event_id: int | None) -> Reply:
@@ -273,52 +218,9 @@ class Service:
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with self.uow.read() as db:
             chat = chats.get_chat(db, ctx.chat_id)
-            reply = self._view(db, ctx, request)
+            reply = look(db, ctx, request)
             lang = chat.lang if chat else None
         if lang is None and chat is not None:  # a look sets a known chat's first language;
             # in a chat with no record yet it keeps nothing (`/help` before `/new`)
-            lang = self.chat_language(ctx.chat_id, ctx.thread_id, ctx.actor.language)
-        return Answer(reply, lang)
-
-    def _view(self, db: Connection, ctx: Ctx, request: Request) -> Reply:
-        match request:
-            case Standings():
-                return views.standings(db, ctx.chat_id, ctx.thread_id, request)
-            case History():
-                return views.history(db, ctx.chat_id, request)
-            case Settle():
-                return settling.settle(db, ctx, request)
-            case Seasons():
-                return views.seasons(db, ctx.chat_id)
-            case Rules():
-                return views.rules(db, ctx.chat_id, ctx.thread_id, request)
-            case ShowPlayers():
-                return self._players(db, ctx, request)
-            case Help():
-                return HelpView()
-            case Stats():
-                return insight.stats(db, ctx.chat_id, request)
-            case Chart():
-                return insight.chart_data(db, ctx.chat_id, request)
-            case Export():
-                return insight.export_rows(db, ctx.chat_id, request)
-            case Me():
-                private = ctx.actor.user_id is not None and ctx.actor.user_id == ctx.chat_id
-                return me.me(db, ctx.chat_id) if private else MeElsewhere()
-            case Rating():
-                return rating.rating_view(db, ctx.chat_id)
-            case Summary():
-                return cards.night(db, ctx.chat_id)
-            case SeasonCard():
-                return cards.season_card(db, ctx.chat_id, request.season)
-        raise TypeError(f"no use case for {type(request).__name__}")
-
-    @staticmethod
-    def _players(db: Connection, ctx: Ctx, request: ShowPlayers) -> Reply:
-        chat = chats.get_chat(db, ctx.chat_id)
-        season = chats.current_season(db, ctx.chat_id) if chat else None
-        if chat is None or season is None:
-            return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        tx = Tx(db, chat, season, ctx)
-        view = tables.show_players(tx, request)
-        return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict
+            lang = keep_first(self.uow, ctx)
+        return Answer(reply, shown(lang, ctx.actor.language))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind
+from service.hand_views import HandView
 from service.ledger import hand_views
-from service.replies import HandView
 from storage.gateway import chats, tables
 from storage.gateway import ledger as book
 

@@ -9,7 +9,7 @@ them), /chart a few hundred points (of a short season's ledger, or of a long one
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -311,16 +311,3 @@ class _Ledger:
     def __iter__(self) -> Iterator[ExportRow]:
         with reading(self.engine) as db:
             yield from book.stream_export(db, self.chat_id, self.season_id, self.seqs)
-
-
-def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:
-    """(unit, name) → the sum of the live rows: what /standings shows."""
-    out: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
-    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles in rows:
-        if undone:
-            continue
-        if payer is not None:
-            out[(unit, payer)] -= Fraction(amount)
-        if payee is not None:
-            out[(unit, payee)] += Fraction(amount)
-    return dict(out)

@@ -11,7 +11,8 @@ from sqlalchemy.engine import Connection
 from scoring.games import EventKind, Game
 from service import rating, repeats
 from service.errors import N_, Forbidden, ServiceError
-from service.replies import HandView, Info, Payment, UndoAsk, Undone, UndoPick
+from service.hand_views import HandView, seat_ids, view_of
+from service.replies import Info, UndoAsk, Undone, UndoPick
 from service.requests import Undo
 from service.squaring import hand_par, par_weights
 from service.unit import Tx
@@ -32,14 +33,9 @@ def hand_views(db: Connection, events: Sequence[EventRow]) -> list[HandView]:
             for pid in (t.payer_id, t.payee_id)
             if pid is not None
         ]
-        + [pid for e in events for pid in _seats(e)],
+        + [pid for e in events for pid in seat_ids(e)],
     )
-    return [_view(e, by_event.get(e.id, []), names) for e in events]
-
-
-def _seats(event: EventRow) -> list[int]:
-    """The players seated at a record, as its data names them (none before they were kept)."""
-    return [pid for pid in event.data.get("seats") or () if isinstance(pid, int)]
+    return [view_of(e, by_event.get(e.id, []), names) for e in events]
 
 
 def player_names(db: Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -51,7 +47,7 @@ def fresh_view(
     event: EventRow, transfers: Sequence[TransferRow], people: Sequence[PlayerRow]
 ) -> HandView:
     """The view of an event just written, from what the use case holds (no reading back)."""
-    return _view(event, transfers, {p.id: p.name for p in people})
+    return view_of(event, transfers, {p.id: p.name for p in people})
 
 
 def recorded_view(
@@ -62,34 +58,7 @@ def recorded_view(
     seated = {p.id for p in people}
     gone = {pid for pid in _people(transfers) if pid not in seated}
     names = {p.id: p.name for p in people} | player_names(tx.db, list(gone))
-    return _view(event, transfers, names)
-
-
-def _view(event: EventRow, transfers: Sequence[TransferRow], names: dict[int, str]) -> HandView:
-    def name(pid: int | None) -> str | None:
-        return None if pid is None else names.get(pid, "?")
-
-    payments = tuple(
-        Payment(name(t.payer_id), name(t.payee_id), t.amount, t.reason, t.detail) for t in transfers
-    )
-    data = event.data
-    seats, shown = data.get("seats"), data.get("names")
-    if seats and shown and len(seats) == len(shown):  # names as they are now (/rename, /merge)
-        now = [names.get(pid, old) for pid, old in zip(seats, shown, strict=True)]
-        data = data if now == shown else {**data, "names": now}
-    return HandView(
-        event_id=event.id,
-        hand_no=event.hand_no,
-        kind=event.kind,
-        game=event.game,
-        text=event.text,
-        at=event.created_at,
-        undone=event.undone_by is not None,
-        recorded_by=event.recorded_by_name,
-        payments=payments,
-        data=data,
-        table_id=event.table_id,
-    )
+    return view_of(event, transfers, names)
 
 
 def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
@@ -155,7 +124,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         tables.set_dealer(tx.db, table.id, table.dealer)
         dealer_id = table.seats[table.dealer]
         dealer = players.players_by_id(tx.db, [dealer_id])[dealer_id].name
-    view = _view(target, transfers, player_names(tx.db, [*_people(transfers), *_seats(target)]))
+    view = view_of(target, transfers, player_names(tx.db, [*_people(transfers), *seat_ids(target)]))
     return Undone(view=view, dealer=dealer)
 
 

@@ -20,7 +20,8 @@ from typing import Any
 from scoring.mahjong_model import KongKind, Pattern, WinType
 from service import players as who
 from service.errors import N_, ServiceError
-from service.replies import HandView, RepeatAsk
+from service.hand_views import HandView
+from service.replies import RepeatAsk
 from service.requests import (
     Again,
     ChainKong,

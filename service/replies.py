@@ -8,48 +8,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from service.hand_views import HandView
 from service.requests import NewTable, Request
-
-
-@dataclass(frozen=True)
-class Payment:
-    """`payer` pays `payee`; None is the table (510K scores are not zero-sum)."""
-
-    payer: str | None
-    payee: str | None
-    amount: Fraction | int  # mahjong points are whole
-    reason: str  # "win" | "sealed" | "kong" | "score"
-    detail: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class HandView:
-    """A recorded hand or kong as stored: its payments and the data it was scored from."""
-
-    event_id: int
-    hand_no: int | None
-    kind: str  # "hand" | "kong"
-    game: str
-    text: str
-    at: datetime
-    undone: bool
-    recorded_by: str
-    payments: tuple[Payment, ...]
-    data: Mapping[str, Any]
-    table_id: int | None = None  # hand numbers count per table
-
-    @property
-    def net(self) -> tuple[tuple[str, Fraction | int], ...]:
-        """Each player's net for this record: the seated players in seat order (0 included),
-        then anyone else its payments name; a kong (settled with its hand) has none. Whole
-        points (mahjong's) stay ints: exact, and cheaper than `Fraction`s."""
-        totals: dict[str, Fraction | int] = dict.fromkeys(self.data.get("names", ()), 0)
-        for p in self.payments:
-            if p.payer is not None:
-                totals[p.payer] = totals.get(p.payer, 0) - p.amount
-            if p.payee is not None:
-                totals[p.payee] = totals.get(p.payee, 0) + p.amount
-        return tuple(totals.items())
 
 
 @dataclass(frozen=True)

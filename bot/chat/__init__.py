@@ -1,2 +1,3 @@
-"""The Telegram handlers: a command routed by its name to the handler of its family, a button
-press by its action; the /hu wizard and the /s buttons, the flood guard, who may do what."""
+"""The Telegram handlers: every command of the table (`bot.commands.catalog`) by one handler
+that reads it once (`commands`), a reply sent as its type wants (`sending`), a button press by
+its action (`buttons`); the /hu wizard and the /s buttons, the flood guard, who may do what."""

@@ -1,5 +1,6 @@
 """Who is an admin: the creator and administrators of a group (getChatMember), an anonymous
-admin (the group itself sends), anyone in a private chat; and which requests need to know."""
+admin (the group itself sends), anyone in a private chat; and which requests need to know (who
+may use each command is in the command table, `bot.commands.catalog`)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,10 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from service.requests import (
-    Link,
-    Merge,
-    Rename,
-    Request,
-    Reset,
-    SetOption,
-    SetStake,
-    Settle,
-    Undo,
-    Unlink,
-)
+from bot.commands.catalog import MAKERS, Who
+from service.requests import Request, Undo
 
 log = logging.getLogger(__name__)
-ADMIN_ONLY = (Reset, SetOption, SetStake, Link, Unlink, Merge)
 ADMIN_STATUSES = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
@@ -52,8 +42,12 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
 
 
 def needs_admin_check(request: Request) -> bool:
-    """Admin-only requests, /settle (an admin gets the button that archives the season), and
-    an Undo button or `/undo <n>` (another table's hand needs an admin)."""
-    return isinstance(request, (*ADMIN_ONLY, Settle, Rename)) or (  # /rename: or oneself
-        isinstance(request, Undo) and (request.event_id is not None or request.hand_no is not None)
-    )
+    """Whether the service must know if the sender is an admin: the command that makes the
+    request is for admins, or asks (`catalog.Who`); an /undo only when it names a record (an
+    Undo button, `/undo 7`: another table's needs an admin)."""
+    command = MAKERS.get(type(request))
+    if command is None or command.who is Who.ANYONE:
+        return False
+    if isinstance(request, Undo):
+        return request.event_id is not None or request.hand_no is not None
+    return True

@@ -9,15 +9,17 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.chat import beyond, score_buttons, wizard
-from bot.chat.replying import answer, drop_buttons, send
-from bot.chat.run import renderer_for, run
+from bot.chat import score_buttons, wizard
+from bot.chat.replying import answer, drop_buttons
+from bot.chat.sending import send_reply
+from bot.chat.service_call import renderer_for, renderer_of, run
 from bot.commands.callback_data import name_request, new_request, parse_press, press_key
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
 from service.replies import Info, Recorded
-from service.requests import Again, Claim, Request, Reset, Undo
+from service.requests import Again, Claim, Request, Reset, Summary, Undo
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
@@ -115,8 +117,7 @@ async def confirmed(
         return
     await answer(query)
     await drop_buttons(query)
-    if not await beyond.reset_with_card(update, context, message, renderer, reply):
-        await send(message, renderer.render(reply))
+    await send_reply(update, context, message, renderer, reply)
 
 
 async def claim(
@@ -178,6 +179,21 @@ async def name_answer(
     await confirmed(update, context, renderer, request, "name", once=True)
 
 
+async def card(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """The card button under /settle: the night's card, posted in the chat."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    try:
+        answered = await run(update, context, Summary(), "[card]")
+    except ServiceError as err:
+        await answer(query, renderer.alert(err.msgid, err.params))
+        return
+    await answer(query)
+    await send_reply(update, context, query.message, renderer_of(answered), answered.reply)
+
+
 #: A press's action (`callback_data.Press.action`) → its handler.
 ACTIONS: Mapping[str, Press] = {
     "undo": undo,
@@ -189,5 +205,5 @@ ACTIONS: Mapping[str, Press] = {
     "nm": name_answer,
     "reset": reset,
     "cancel": cancel,
-    "card": beyond.on_card_button,  # the night's card, offered under /settle
+    "card": card,  # the night's card, offered under /settle
 }

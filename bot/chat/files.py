@@ -7,12 +7,12 @@ import tempfile
 from pathlib import Path
 
 from telegram import InputFile, Message
-from telegram.constants import ParseMode
 
-from bot.chat.replying import send
+from bot.delivery.messages import send
 from bot.presentation.chart_process import draw_apart
 from bot.presentation.export_csv import export_files
-from bot.presentation.render import Out, Renderer
+from bot.presentation.out import Out
+from bot.presentation.render import Renderer
 from bot.presentation.render_insight import chart_caption, chart_texts, export_caption
 from service.replies import ChartData, ExportData
 
@@ -27,7 +27,7 @@ async def send_file(message: Message, r: Renderer, data: ChartData | ExportData)
         return
     png = await draw_apart(data, *chart_texts(r._, data))
     photo = InputFile(png, filename=data.filename)
-    await message.reply_photo(photo, caption=chart_caption(r._, data), parse_mode=ParseMode.HTML)
+    await message.reply_photo(photo, caption=chart_caption(r._, data))
 
 
 async def send_export(message: Message, r: Renderer, data: ExportData) -> None:
@@ -38,4 +38,4 @@ async def send_export(message: Message, r: Renderer, data: ExportData) -> None:
         for n, path in enumerate(files):
             document = InputFile(await asyncio.to_thread(path.read_bytes), filename=path.name)
             caption = export_caption(r._, data) if n == 0 else None
-            await message.reply_document(document, caption=caption, parse_mode=ParseMode.HTML)
+            await message.reply_document(document, caption=caption)

@@ -8,11 +8,12 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from bot.chat.flood import FloodGuard, Verdict
 from bot.chat.origin import sender_key, typed_here
-from bot.chat.replying import answer, send
-from bot.chat.run import renderer_for
+from bot.chat.replying import answer
+from bot.chat.service_call import renderer_for
 from bot.commands.parsing import command_text
+from bot.delivery.messages import send
 from bot.i18n import N_
-from bot.presentation.render import Out
+from bot.presentation.out import Out
 
 FLOOD_WARNING = N_(
     "Slow down, please: at most {limit} commands in {window} seconds each. "

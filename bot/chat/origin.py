@@ -7,18 +7,11 @@ another bot's inline mode (``via_bot``) repeat someone's old text and are ignore
 A message's sender is a user, the group itself (an anonymous admin: ``sender_chat`` is the chat)
 or a channel a member posts as (``sender_chat`` is that channel). Each has its own key for the
 flood limit: the user id, or the sender chat's id.
-
-`typed_command` reads a message's command once for all the handlers' filters (`bot.chat.routes`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from telegram import Message, Update
-from telegram.ext import filters
-
-from bot.commands.parsing import command_name, command_text
 
 
 def typed_here(message: Message) -> bool:
@@ -44,44 +37,3 @@ def sender_key(update: Update) -> int | None:
         return message.sender_chat.id
     user = update.effective_user
     return None if user is None else user.id
-
-
-@dataclass(frozen=True, slots=True)
-class Typed:
-    """A command a member typed: its text (for this bot: `@thisbot /胡 …` without the mention)
-    and its canonical name (None: no command jifen knows)."""
-
-    text: str
-    name: str | None
-
-
-class _Last:
-    """The last update `typed_command` read and what it found: every family's filter asks
-    about the same update in turn, and the text is read once."""
-
-    update: Update | None = None
-    typed: Typed | None = None
-
-
-def typed_command(update: Update) -> Typed | None:
-    """The command of a new message typed here: a command Telegram marked at its start (any
-    word, for any bot), or one for this bot it did not mark (`/胡 …`, `@thisbot /hu …`).
-    None for edits, forwards, relays, plain text."""
-    if _Last.update is update:
-        return _Last.typed
-    message, found = update.message, None
-    if message is not None and message.text and typed_here(message):
-        username = message.get_bot().username
-        addressed = command_text(message.text, username)
-        if addressed is not None or filters.COMMAND.filter(message):
-            text = addressed or message.text
-            found = Typed(text, command_name(text))
-    _Last.update, _Last.typed = update, found
-    return found
-
-
-def is_bare(text: str, bot_username: str, name: str) -> bool:
-    """The command `name` alone (or `/name@thisbot`): its buttons (`/hu`'s wizard, `/s`'s)."""
-    words = text.split()
-    bot = words[0].partition("@")[2].lower() if len(words) == 1 else None
-    return bot in ("", bot_username.lower()) and command_name(words[0]) == name

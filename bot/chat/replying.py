@@ -1,31 +1,14 @@
-"""Answering in the chat: a rendered message (split when longer than Telegram allows, the
-buttons on its last part), a button press's answer, a keyboard taken away."""
+"""Answering a button press in the chat: the press's answer (an alert, or none), and a keyboard
+taken away (a message is sent by `bot.delivery.messages`)."""
 
 from __future__ import annotations
 
 import logging
 
-from telegram import CallbackQuery, Message
-from telegram.constants import ParseMode
+from telegram import CallbackQuery
 from telegram.error import BadRequest
 
-from bot.presentation.markup import markup, split_text
-from bot.presentation.render import Out
-
 log = logging.getLogger(__name__)
-
-
-async def send(message: Message, out: Out) -> None:
-    """Reply in the message's chat (and topic), HTML, not quoting it; a long text goes in
-    several messages, split between lines, with the buttons on the last one."""
-    parts = split_text(out.text)
-    for i, part in enumerate(parts, 1):
-        await message.reply_text(
-            part,
-            parse_mode=ParseMode.HTML,
-            do_quote=False,
-            reply_markup=markup(out) if i == len(parts) else None,
-        )
 
 
 async def answer(query: CallbackQuery, alert: str | None = None) -> None:

@@ -18,18 +18,19 @@ from fractions import Fraction
 from html import escape
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.chat.replying import answer, send
-from bot.chat.run import renderer_for, run
+from bot.chat.replying import answer
+from bot.chat.service_call import renderer_for, run
 from bot.commands import labels
 from bot.commands.callback_data import VERSION, cancel_data, press_key
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup
 from bot.presentation.numbers import fmt
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from scoring.games import Game, Unit
 from service.errors import ServiceError
 from service.replies import Reply, TableView
@@ -194,9 +195,7 @@ async def step(
     if not state.go:
         out = screen(state, names, round_title(view, renderer), renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
-            await query.edit_message_text(
-                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
-            )
+            await query.edit_message_text(out.text, reply_markup=markup(out))
         return
     command = state.command(names)
     once = press_key(query.message.chat.id, query.message.message_id, RECORD)
@@ -208,5 +207,5 @@ async def step(
     code = f"<code>{escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
     with contextlib.suppress(BadRequest):  # a second tap: edited already
-        await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+        await query.edit_message_text(typed)
     await send(query.message, renderer.render(reply))

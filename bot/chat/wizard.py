@@ -17,18 +17,19 @@ from dataclasses import dataclass, replace
 from html import escape
 
 from telegram import Message, Update
-from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.chat.replying import answer, send
-from bot.chat.run import dry_run, renderer_for, run
+from bot.chat.replying import answer
+from bot.chat.service_call import dry_run, renderer_for, run
 from bot.commands.callback_data import VERSION, cancel_data, press_key
 from bot.commands.labels import FLAG, PATTERN, WIN
 from bot.commands.parsing import ParseError, parse
+from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup
-from bot.presentation.render import Button, Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from scoring import WinType
 from scoring.games import Game
 from service.errors import ServiceError
@@ -329,9 +330,7 @@ async def step(
         if state.stage == "ok" and state.pattern != TILES:
             out = await with_preview(update, context, state, out, renderer)
         with contextlib.suppress(BadRequest):  # a double tap: the same screen again
-            await query.edit_message_text(
-                out.text, parse_mode=ParseMode.HTML, reply_markup=markup(out)
-            )
+            await query.edit_message_text(out.text, reply_markup=markup(out))
         return
     command = state.command()
     once = press_key(query.message.chat.id, query.message.message_id, query.data or "")
@@ -347,5 +346,5 @@ async def step(
     await answer(query)
     code = f"<code>{escape(command)}</code>"
     typed = renderer._("Typed, this is: {command}", command=code)
-    await query.edit_message_text(typed, parse_mode=ParseMode.HTML)
+    await query.edit_message_text(typed)
     await send(query.message, renderer.render(reply))

@@ -8,7 +8,6 @@ from decimal import Decimal
 
 from bot.commands.reader import (
     CONTROL,
-    USAGE,
     ParseError,
     guest_name,
     no_more,
@@ -35,9 +34,8 @@ from service.requests import Link, RefKind, Reset, SetOption, SetStake, Setting,
 _STAKE = re.compile(r"[0-9]{1,7}(?:\.[0-9]{0,4})?|\.[0-9]{1,4}")
 
 
-def parse_link(args: str) -> Link:
+def parse_link(args: str, usage: str) -> Link:
     """`/link <guest> @user` (either order; `me` for the sender)."""
-    usage = USAGE["link"]
     words = split_words(args)
     if len(words) != 2:
         raise ParseError(N_("give the guest's name and the @username to link"), usage)
@@ -50,9 +48,8 @@ def parse_link(args: str) -> Link:
     return Link(guest_name(guest, usage), ref)
 
 
-def parse_unlink(args: str) -> Unlink:
+def parse_unlink(args: str, usage: str) -> Unlink:
     """`/unlink <player>`: the player is a guest again."""
-    usage = USAGE["unlink"]
     words = split_words(args)
     if len(words) != 1:
         raise ParseError(N_("give the name of the player to unlink"), usage)
@@ -62,9 +59,8 @@ def parse_unlink(args: str) -> Unlink:
     return Unlink(ref.value)
 
 
-def parse_reset(args: str) -> Reset:
+def parse_reset(args: str, usage: str) -> Reset:
     """`/reset` asks for a confirmation; `/reset confirm` archives."""
-    usage = USAGE["reset"]
     words = split_words(args)
     if not words:
         return Reset()
@@ -125,10 +121,9 @@ def _is_stake(word: str) -> bool:
     return SWITCH.get(word.lower()) == "off" or bool(_STAKE.fullmatch(word))
 
 
-def parse_set(args: str) -> SetOption | SetStake:
+def parse_set(args: str, usage: str) -> SetOption | SetStake:
     """`/set stake 0.5` · `/set stake mahjong 1` · `/set lang zh|en` · `/set sisuang|zerosum
     on|off` · `/set tz Asia/Shanghai`."""
-    usage = USAGE["set"]
     words = split_words(args)
     if len(words) > 2 and SETTINGS.get(words[0].lower()) is Setting.STAKE:
         return game_stake(words[1:], usage)

@@ -9,7 +9,6 @@ from fractions import Fraction
 from bot.commands.reader import (
     CONTROL,
     DIGITS,
-    USAGE,
     ParseError,
     distinct,
     player_ref,
@@ -29,9 +28,8 @@ _AMOUNT = re.compile(r"\+?(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _MAX_DIGITS = 12  # 10¹² is far above any bound: refuse longer numbers here
 
 
-def parse_new_free(words: list[str]) -> NewTable:
+def parse_new_free(words: list[str], usage: str) -> NewTable:
     """`/new free [name]`: a table for any game, its name one word."""
-    usage = USAGE["new"]
     if len(words) > 1:
         raise ParseError(
             N_("a free game's name is one word, without spaces: '{words}'"),
@@ -46,16 +44,16 @@ def parse_new_free(words: list[str]) -> NewTable:
     return NewTable(Game.FREE, name=name)
 
 
-def _number(number: str, word: str, usage: str) -> Fraction:
+def number(number: str, word: str, usage: str) -> Fraction:
+    """An amount's number (as written in `word`): exact, and not too long."""
     if len(number.replace(".", "")) > _MAX_DIGITS:
         raise ParseError(N_("'{word}': the amount is too big"), usage, word=show(word))
     return Fraction(Decimal(number))
 
 
-def parse_score(args: str) -> Score:
+def parse_score(args: str, usage: str) -> Score:
     """`/s 老王+30 小李-10 阿张` (also `老王 +30`, `老王赢30 小李输10`): players and their
     scores; one player without a number takes the balance."""
-    usage = USAGE["s"]
     entries: list[tuple[str, Fraction | None]] = []
     for word in split_words(args):
         sign_only = _SCORE.fullmatch(word)
@@ -63,7 +61,7 @@ def parse_score(args: str) -> Score:
         match = sign_only or glued
         amount = None
         if match is not None:
-            amount = _number(match["number"], word, usage)
+            amount = number(match["number"], word, usage)
             amount = amount if match["sign"] in ("+", "赢") else -amount
         if sign_only is not None:
             if not entries or entries[-1][1] is not None:
@@ -77,6 +75,12 @@ def parse_score(args: str) -> Score:
             )
         else:
             entries.append((word, None))
+    return score(entries, usage)
+
+
+def score(entries: list[tuple[str, Fraction | None]], usage: str) -> Score:
+    """A round of each player (as written) and their score, None for the one who takes the
+    balance; as typed, or entered in the Mini App's boxes."""
     if not entries:
         raise ParseError(N_("give each player's score"), usage)
     refs = [player_ref(name, usage) for name, _ in entries]
@@ -86,9 +90,8 @@ def parse_score(args: str) -> Score:
     )
 
 
-def parse_pay(args: str) -> Pay:
+def parse_pay(args: str, usage: str) -> Pay:
     """`/pay <payer> <payee> <amount>`."""
-    usage = USAGE["pay"]
     words = split_words(args)
     if len(words) != 3:
         raise ParseError(
@@ -97,6 +100,12 @@ def parse_pay(args: str) -> Pay:
             count=str(len(words)),
         )
     payer, payee, amount = words
+    return pay(payer, payee, amount, usage)
+
+
+def pay(payer: str, payee: str, amount: str, usage: str) -> Pay:
+    """A transfer from `payer` to `payee` (each as written) of `amount` (a positive number);
+    as typed, or tapped in the Mini App."""
     match = _AMOUNT.fullmatch(amount)
     if match is None:
         raise ParseError(
@@ -107,4 +116,9 @@ def parse_pay(args: str) -> Pay:
     refs = [player_ref(payer, usage), player_ref(payee, usage)]
     if ref_key(refs[0]) == ref_key(refs[1]):
         raise ParseError(N_("a player cannot pay themselves"), usage)
-    return Pay(refs[0], refs[1], _number(match["number"], amount, usage))
+    return Pay(refs[0], refs[1], number(match["number"], amount, usage))
+
+
+def reads_as_a_player(word: str) -> bool:
+    """Whether `word` in a round reads as a player's name, not as a score (`赢3`, `Ann-2`)."""
+    return _SCORE.fullmatch(word) is None and _NAME_SCORE.fullmatch(word) is None

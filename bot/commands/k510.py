@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.reader import DIGITS, USAGE, ParseError, distinct, player_ref, show, whole
+from bot.commands.reader import DIGITS, ParseError, distinct, player_ref, show, whole
 from bot.commands.words import OUT
 from bot.i18n import N_
 from service.requests import PlayerRef, Report, ReportEntry
@@ -32,13 +32,22 @@ def _points(text: str, entry: str, usage: str) -> int:
 def _entry(word: str, usage: str) -> ReportEntry:
     """`<player>=<table points>[/<points in hand>]`."""
     name, _, figures = word.partition("=")
-    if not name:
-        raise ParseError(N_("'{entry}' is missing the player before '='"), usage, entry=show(word))
     table, slash, held = figures.partition("/")
+    return entry(name, table, held if slash else None, usage)
+
+
+def entry(player: str, table: str, held: str | None, usage: str) -> ReportEntry:
+    """A player's entry of a report (typed `<player>=<table>[/<held>]`, or tapped in the Mini
+    App): the player and their points, each 0 to 100 and a multiple of 5."""
+    written = f"{player}={table}" + ("" if held is None else f"/{held}")
+    if not player:
+        raise ParseError(
+            N_("'{entry}' is missing the player before '='"), usage, entry=show(written)
+        )
     return ReportEntry(
-        player_ref(name, usage),
-        _points(table, word, usage),
-        _points(held, word, usage) if slash else None,
+        player_ref(player, usage),
+        _points(table, written, usage),
+        None if held is None else _points(held, written, usage),
     )
 
 
@@ -70,9 +79,8 @@ def _glued(word: str, usage: str) -> tuple[ReportEntry, str] | None:
         ) from err
 
 
-def parse_report(args: str) -> Report:
+def parse_report(args: str, usage: str) -> Report:
     """`/r A=30 B=20 C=40/10 D=10 out A C`: entries, then `out` and who went out, in order."""
-    usage = USAGE["r"]
     entries: list[ReportEntry] = []
     entry_words: list[str] = []
     out: list[PlayerRef] = []
@@ -96,6 +104,19 @@ def parse_report(args: str) -> Report:
                 usage,
                 word=show(word),
             )
+    return report(entries, entry_words, out if in_out else None, out_words, usage)
+
+
+def report(
+    entries: list[ReportEntry],
+    entry_words: list[str],
+    out: list[PlayerRef] | None,
+    out_words: list[str],
+    usage: str,
+) -> Report:
+    """A report of `entries` (each player once, 3 or 4) and who went `out` (2 or 3 players, in
+    order; None: `out` was not said), as typed or tapped; the words are how each player was
+    written, for the errors."""
     if not 3 <= len(entries) <= 4:
         raise ParseError(
             N_("give every player's points, 3 or 4 entries like A=30 (got {count})"),
@@ -103,7 +124,7 @@ def parse_report(args: str) -> Report:
             count=str(len(entries)),
         )
     distinct([entry.player for entry in entries], entry_words, usage)
-    if not in_out:
+    if out is None:
         raise ParseError(N_("say who went out, in order: out <first> <second>"), usage)
     if not 2 <= len(out) <= 3:
         raise ParseError(

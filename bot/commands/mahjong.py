@@ -10,7 +10,6 @@ from collections.abc import Callable
 
 from bot.commands.reader import (
     DIGITS,
-    USAGE,
     Cursor,
     ParseError,
     no_more,
@@ -100,9 +99,13 @@ def _cut_tiles(word: str) -> list[str]:
     return [word]
 
 
-def parse_gang(args: str) -> Gang:
+def read_whole(word: str) -> bool:
+    """Whether /hu and /gang read `word` as one word: not cut into keywords or tiles."""
+    return _split_hu(word) == [word] and _split_gang(word) == [word] and _cut_tiles(word) == [word]
+
+
+def parse_gang(args: str, usage: str) -> Gang:
     """`/gang <player> an` · `/gang <player> ming|bu <from>`."""
-    usage = USAGE["gang"]
     words = [piece for word in split_words(args) for piece in _split_gang(word)]
     if not words:
         raise ParseError(N_("say who konged and which kong: {allowed}"), usage, allowed=KONG_LIST)
@@ -136,19 +139,19 @@ def parse_gang(args: str) -> Gang:
     return Gang(player, kind, player_ref(words[2], usage))
 
 
-def _hu_player(words: Cursor, msgid: str, after: str) -> PlayerRef:
+def _hu_player(words: Cursor, msgid: str, after: str, usage: str) -> PlayerRef:
     """The player that must follow `after` in a /hu clause (`msgid` names what is missing)."""
     word = words.next()
     if word is None or word.lower() in NOT_A_PLAYER or looks_like_tiles(word):
-        raise ParseError(msgid, USAGE["hu"], word=show(after))
-    return player_ref(word, USAGE["hu"])
+        raise ParseError(msgid, usage, word=show(after))
+    return player_ref(word, usage)
 
 
-def _payer(words: Cursor, after: str) -> PlayerRef:
-    return _hu_player(words, N_("'{word}' must be followed by the player who paid"), after)
+def _payer(words: Cursor, after: str, usage: str) -> PlayerRef:
+    return _hu_player(words, N_("'{word}' must be followed by the player who paid"), after, usage)
 
 
-def _optional_payer(words: Cursor) -> PlayerRef | None:
+def _optional_payer(words: Cursor, usage: str) -> PlayerRef | None:
     """The player named next in the clause, if the next word is not a keyword (a seat number
     is a player here)."""
     word = words.peek()
@@ -157,10 +160,10 @@ def _optional_payer(words: Cursor) -> PlayerRef | None:
     if looks_like_tiles(word):
         return None
     words.next()
-    return player_ref(word, USAGE["hu"])
+    return player_ref(word, usage)
 
 
-def _chain_length(words: Cursor) -> int | None:
+def _chain_length(words: Cursor, usage: str) -> int | None:
     """An optional number of chained kongs (1–4) next in the clause."""
     word = words.peek()
     if word is None or not DIGITS.fullmatch(word):
@@ -168,14 +171,14 @@ def _chain_length(words: Cursor) -> int | None:
     words.next()
     if not 1 <= whole(word) <= 4:
         raise ParseError(
-            N_("a chain of {word} kongs? The number must be 1 to 4"), USAGE["hu"], word=show(word)
+            N_("a chain of {word} kongs? The number must be 1 to 4"), usage, word=show(word)
         )
     return whole(word)
 
 
-def _gangkai_chain(words: Cursor) -> tuple[int | None, tuple[ChainKong, ...]]:
+def _gangkai_chain(words: Cursor, usage: str) -> tuple[int | None, tuple[ChainKong, ...]]:
     """After gangkai: `[n]`, or the chain's kongs inline (`an`, `ming <from>`, `bu <from>`)."""
-    count = _chain_length(words)
+    count = _chain_length(words, usage)
     kongs: list[ChainKong] = []
     while (word := words.peek()) is not None and word.lower() in KONGS:
         words.next()
@@ -183,26 +186,28 @@ def _gangkai_chain(words: Cursor) -> tuple[int | None, tuple[ChainKong, ...]]:
         source = None
         if kind is not KongKind.AN:
             source = _hu_player(
-                words, N_("'{word}' must be followed by the player whose tile was konged"), word
+                words,
+                N_("'{word}' must be followed by the player whose tile was konged"),
+                word,
+                usage,
             )
         kongs.append(ChainKong(kind, source))
     if count is not None and kongs:
         raise ParseError(
             N_("after gangkai give the number of kongs or the kongs themselves, not both"),
-            USAGE["hu"],
+            usage,
         )
     if len(kongs) > 4:
         raise ParseError(
             N_("a chain of {word} kongs? The number must be 1 to 4"),
-            USAGE["hu"],
+            usage,
             word=str(len(kongs)),
         )
     return count, tuple(kongs)
 
 
-def _stray(word: str, how: WinType | None) -> ParseError:
+def _stray(word: str, how: WinType | None, usage: str) -> ParseError:
     """The error for a word out of place in a /hu clause."""
-    usage = USAGE["hu"]
     if DIGITS.fullmatch(word):
         return ParseError(
             N_(
@@ -239,10 +244,9 @@ def _stray(word: str, how: WinType | None) -> ParseError:
     )
 
 
-def _hu_clause(text: str) -> HuClause:
+def _hu_clause(text: str, usage: str) -> HuClause:
     """`<winner> <how> [pattern] [flags] [tiles]` (pattern, flags and tiles may also come before
     the how; the tiles' words are joined, spaced as typed)."""
-    usage = USAGE["hu"]
     pieces = (piece for word in text.split() for piece in _split_hu(word))
     words = Cursor([cut for piece in pieces for cut in _cut_tiles(piece)])
     first = words.next()
@@ -276,13 +280,13 @@ def _hu_clause(text: str) -> HuClause:
                 )
             how, how_word = HOW[key], word
             if how.needs_discarder:  # named right after the keyword
-                source = _payer(words, word)
+                source = _payer(words, word, usage)
             elif how is WinType.RENHU:  # the dealer pays: naming him is optional
-                source = _optional_payer(words)
+                source = _optional_payer(words, usage)
             if how.chained:  # an optional chain length after him
-                chain = _chain_length(words)
+                chain = _chain_length(words, usage)
             elif how is WinType.GANGKAI:
-                chain, kongs = _gangkai_chain(words)
+                chain, kongs = _gangkai_chain(words, usage)
         elif key in PATTERNS:
             if pattern is not None:
                 raise ParseError(
@@ -304,10 +308,10 @@ def _hu_clause(text: str) -> HuClause:
             flags[flag] = word
             if flag == FENG:
                 sealed = _hu_player(
-                    words, N_("'{word}' must be followed by the sealed player"), word
+                    words, N_("'{word}' must be followed by the sealed player"), word, usage
                 )
         else:
-            raise _stray(word, how)
+            raise _stray(word, how, usage)
     if how is None:
         raise ParseError(
             N_("say how {winner} won: {allowed}"), usage, winner=show(first), allowed=HOW_LIST
@@ -337,15 +341,15 @@ def _among_tiles(tiles: list[str], words: Cursor) -> bool:
     return bool(tiles) or (after is not None and looks_like_tiles(after))
 
 
-def parse_hu(args: str) -> Hu:
+def parse_hu(args: str, usage: str) -> Hu:
     """`/hu <clause>[; <clause>…]`: one clause per winner."""
     clauses = [clause for clause in args.split(";") if clause.strip()]
     if not clauses:
-        raise ParseError(N_("say who won and how, e.g. /hu 老王 zimo"), USAGE["hu"])
+        raise ParseError(N_("say who won and how, e.g. /hu 老王 zimo"), usage)
     if len(clauses) > 3:
         raise ParseError(
             N_("at most three players win at once ({count} clauses given)"),
-            USAGE["hu"],
+            usage,
             count=str(len(clauses)),
         )
-    return Hu(tuple(_hu_clause(clause) for clause in clauses))
+    return Hu(tuple(_hu_clause(clause, usage) for clause in clauses))

@@ -1,5 +1,5 @@
-"""What every command's parser shares: `ParseError`, each command's usage, and the small
-readers of words, numbers, players and guest names."""
+"""What every command's parser shares: `ParseError`, and the small readers of words, numbers,
+players and guest names."""
 
 from __future__ import annotations
 
@@ -32,51 +32,6 @@ class ParseError(Exception):
 class NotForThisBot(ParseError):
     """`/cmd@other_bot`: a command addressed to another bot, to be ignored silently."""
 
-
-# --- usage of each command (keys: canonical command names) ---
-
-USAGE: dict[str, str] = {
-    "new": N_(
-        "/new mahjong [sisuang] · /new 510k [marathon] [zerosum] · /new 510k3 [marathon]"
-        " · /new free [name]"
-    ),
-    "join": N_("/join [guest name]"),
-    "seats": N_("/seats <player 1> <player 2> <player 3> [<player 4>] (free: 2–10 players)"),
-    "dealer": N_("/dealer <player>"),
-    "players": N_("/players"),
-    "iam": N_("/iam <guest name>"),
-    "sub": N_("/sub <player leaving> <player taking the seat>"),
-    "leave": N_("/leave"),
-    "rename": N_("/rename <player> <new name>"),
-    "merge": N_("/merge <player to remove> <player who stays>"),
-    "link": N_("/link <guest> @<username>"),
-    "unlink": N_("/unlink <player>"),
-    "gang": N_("/gang <player> an · /gang <player> ming <from> · /gang <player> bu <from>"),
-    "hu": N_("/hu <winner> <how> [pattern] [flags]"),
-    "liuju": N_("/liuju"),
-    "r": N_("/r <player>=<table points>[/<points in hand>] … out <first> <second> [<third>]"),
-    "undo": N_("/undo [hand number]"),
-    "standings": N_("/standings [season]"),
-    "history": N_("/history [n] [season <number>]"),
-    "settle": N_("/settle [money] [season]"),
-    "stats": N_("/stats [season]"),
-    "chart": N_("/chart [season]"),
-    "export": N_("/export [season]"),
-    "rules": N_("/rules"),
-    "help": N_("/help"),
-    "reset": N_("/reset [confirm]"),
-    "seasons": N_("/seasons"),
-    "app": N_("/app"),
-    "set": N_(
-        "/set stake 0.5 · /set stake mahjong 1 · /set lang zh|en · /set sisuang on|off · "
-        "/set zerosum on|off · /set tz Asia/Shanghai"
-    ),
-    "s": N_("/s <player>+<points> <player>-<points> … [<player> without points: the balance]"),
-    "pay": N_("/pay <payer> <payee> <amount>"),
-    "me": N_("/me (in a private chat with the bot)"),
-    "rating": N_("/rating"),
-    "summary": N_("/summary"),
-}
 
 DIGITS = re.compile(r"[0-9]+")
 _NOT_DIGITS = re.compile(r"[^0-9]+")

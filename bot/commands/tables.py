@@ -6,7 +6,6 @@ from dataclasses import replace
 
 from bot.commands.free import parse_new_free
 from bot.commands.reader import (
-    USAGE,
     ParseError,
     distinct,
     guest_name,
@@ -22,9 +21,8 @@ from scoring.games import Game
 from service.requests import IAm, Join, Merge, NewTable, RefKind, Rename, Seats, SetDealer, Sub
 
 
-def parse_new(args: str) -> NewTable:
+def parse_new(args: str, usage: str) -> NewTable:
     """`/new mahjong [sisuang]` · `/new 510k|510k3 [3] [marathon] [zerosum]`, in any order."""
-    usage = USAGE["new"]
     game: Game | None = None
     game_word = ""
     three = False
@@ -33,7 +31,7 @@ def parse_new(args: str) -> NewTable:
     confirm = any(w.lower() in CONFIRM for w in words)
     words = [w for w in words if w.lower() not in CONFIRM]
     if words and GAMES.get(words[0].lower()) is Game.FREE:
-        return replace(parse_new_free(words[1:]), confirm=confirm)
+        return replace(parse_new_free(words[1:], usage), confirm=confirm)
     for word in words:
         key = word.lower()
         if key in CONFIRM:
@@ -102,9 +100,8 @@ def parse_new(args: str) -> NewTable:
     )
 
 
-def parse_join(args: str) -> Join:
+def parse_join(args: str, usage: str) -> Join:
     """`/join` (the sender) · `/join <guest>`."""
-    usage = USAGE["join"]
     words = split_words(args)
     if not words or (len(words) == 1 and words[0].lower() in ME):
         return Join()
@@ -117,10 +114,9 @@ def parse_join(args: str) -> Join:
     return Join(guest_name(words[0], usage))
 
 
-def parse_seats(args: str) -> Seats:
+def parse_seats(args: str, usage: str) -> Seats:
     """`/seats A B C [D]` (a free table: 2–10 players): the whole seating in seat order
     (unknown names become guests); the table's game says how many it needs."""
-    usage = USAGE["seats"]
     words = split_words(args)
     if not 2 <= len(words) <= 10:
         raise ParseError(
@@ -134,9 +130,8 @@ def parse_seats(args: str) -> Seats:
     return Seats(tuple(refs))
 
 
-def parse_dealer(args: str) -> SetDealer:
+def parse_dealer(args: str, usage: str) -> SetDealer:
     """`/dealer <player>`."""
-    usage = USAGE["dealer"]
     words = split_words(args)
     if not words:
         raise ParseError(N_("say who deals"), usage)
@@ -144,9 +139,8 @@ def parse_dealer(args: str) -> SetDealer:
     return SetDealer(player_ref(words[0], usage))
 
 
-def parse_iam(args: str) -> IAm:
+def parse_iam(args: str, usage: str) -> IAm:
     """`/iam 小李`: the sender is the guest 小李."""
-    usage = USAGE["iam"]
     words = split_words(args)
     if not words:
         raise ParseError(N_("say which guest you are"), usage)
@@ -159,9 +153,8 @@ def parse_iam(args: str) -> IAm:
     return IAm(guest_name(words[0], usage))
 
 
-def parse_sub(args: str) -> Sub:
+def parse_sub(args: str, usage: str) -> Sub:
     """`/sub A B`: B takes A's seat (A may be a seat number: a free seat)."""
-    usage = USAGE["sub"]
     words = split_words(args)
     if len(words) != 2:
         raise ParseError(
@@ -178,18 +171,16 @@ def parse_sub(args: str) -> Sub:
     return Sub(out, into)
 
 
-def parse_rename(args: str) -> Rename:
+def parse_rename(args: str, usage: str) -> Rename:
     """`/rename A B`: player A is called B."""
-    usage = USAGE["rename"]
     words = split_words(args)
     if len(words) != 2:
         raise ParseError(N_("give the player, then the new name (one word)"), usage)
     return Rename(player_ref(words[0], usage), guest_name(words[1], usage))
 
 
-def parse_merge(args: str) -> Merge:
+def parse_merge(args: str, usage: str) -> Merge:
     """`/merge A B`: A's records become B's."""
-    usage = USAGE["merge"]
     words = split_words(args)
     if len(words) != 2:
         raise ParseError(N_("give the player to remove, then the player who stays"), usage)

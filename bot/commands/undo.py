@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.commands.reader import USAGE, ParseError, no_more, show, split_words
+from bot.commands.reader import ParseError, no_more, show, split_words
 from bot.commands.words import CONFIRM
 from bot.i18n import N_
 from service.requests import Undo
@@ -10,9 +10,8 @@ from service.requests import Undo
 MAX_HAND_NO = 2**31 - 1
 
 
-def parse_undo(args: str) -> Undo:
+def parse_undo(args: str, usage: str) -> Undo:
     """`/undo` (the table's last record) · `/undo 7` (hand #7) · `/undo confirm`."""
-    usage = USAGE["undo"]
     words = split_words(args)
     if not words:
         return Undo()

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.commands.reader import DIGITS, USAGE, Cursor, ParseError, no_more, show, split_words, whole
+from bot.commands.reader import DIGITS, Cursor, ParseError, no_more, show, split_words, whole
 from bot.commands.words import MONEY, SEASON
 from bot.i18n import N_
 from service.requests import History, Settle
@@ -28,9 +28,8 @@ def season_arg(args: str, usage: str) -> int | None:
     return season_number(words[0], usage)
 
 
-def parse_history(args: str) -> History:
+def parse_history(args: str, usage: str) -> History:
     """`/history [n] [season <number>]`, n in 1–100 (default 10)."""
-    usage = USAGE["history"]
     words = Cursor(split_words(args))
     n: int | None = None
     season: int | None = None
@@ -49,9 +48,8 @@ def parse_history(args: str) -> History:
     return History(10 if n is None else n, season)
 
 
-def parse_settle(args: str) -> Settle:
+def parse_settle(args: str, usage: str) -> Settle:
     """`/settle [money] [season]` (`/settle 钱`, `/settle 2 money`)."""
-    usage = USAGE["settle"]
     words = split_words(args)
     money = [w for w in words if w.lower() in MONEY]
     if len(money) > 1:

@@ -22,9 +22,10 @@ from typing import Any, TextIO
 from telegram import Update
 
 from bot.console.offline import CallbackAnswer, Chat, OfflineBotApi, OutboxEntry, UploadedFile, User
-from bot.i18n import LANGUAGES, translator
+from bot.i18n import translator
 from bot.ptb_types import AnyApplication
 from service.admin import ADMIN_ONLY
+from service.language import LANGUAGES
 
 CONSOLE_TITLE = "console"
 FIRST_SPEAKER = "me"

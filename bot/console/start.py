@@ -23,6 +23,7 @@ from bot.miniapp import auth
 from bot.miniapp import server as miniapp
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
+from service.app import Place
 from storage.db import make_engine
 from storage.gateway.chats import chats_and_hands
 from storage.schema_head import ensure_schema
@@ -83,7 +84,8 @@ async def with_local_app(
     name = next(iter(admins), FIRST_SPEAKER)
     user = console_user(name)
     api.set_member(CONSOLE_CHAT, user, "administrator" if admins else "member")
-    token = await asyncio.to_thread(application.bot_data["service"].app_token, CONSOLE_CHAT, 0)
+    app = application.bot_data["service"].app
+    token = await asyncio.to_thread(app.token, Place(CONSOLE_CHAT))
     launch = {
         "auth_date": str(int(time.time())),
         "start_param": token,

@@ -22,6 +22,8 @@ from typing import Any
 from telegram.ext import BaseRateLimiter
 from telegram.request import BaseRequest, RequestData
 
+from bot.delivery.passing_on import PassingOn
+
 #: What answers an update; anything else (getChatMember…) is called at once.
 CAPTURED = frozenset(
     {
@@ -117,24 +119,11 @@ def stand_in(call: Call) -> bool | dict[str, Any]:
     }
 
 
-class CapturingRequest(BaseRequest):
+class CapturingRequest(PassingOn):
     """The handlers' network layer: `inner`'s, but the calls that answer an update are captured
     while `capturing()` (and answered with a stand-in)."""
 
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: BaseRequest) -> None:
-        self._inner = inner
-
-    @property
-    def read_timeout(self) -> float | None:
-        return self._inner.read_timeout
-
-    async def initialize(self) -> None:
-        await self._inner.initialize()
-
-    async def shutdown(self) -> None:
-        await self._inner.shutdown()
+    __slots__ = ()
 
     async def do_request(
         self,
@@ -149,7 +138,7 @@ class CapturingRequest(BaseRequest):
         api_method = url.rsplit("/", 1)[-1]
         calls = _calls.get()
         if calls is None or api_method not in CAPTURED:
-            return await self._inner.do_request(
+            return await super().do_request(
                 url,
                 method,
                 request_data,

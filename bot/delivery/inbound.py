@@ -23,6 +23,8 @@ from typing import Any
 from telegram import Bot, Update
 from telegram.request import BaseRequest, RequestData
 
+from bot.delivery.passing_on import PassingOn
+
 log = logging.getLogger(__name__)
 MAX_BODY = (
     512 * 1024
@@ -188,24 +190,11 @@ def readable_body(body: bytes) -> bytes:
     return json.dumps({**answer, "result": kept}).encode()
 
 
-class UpdatesRequest(BaseRequest):
+class UpdatesRequest(PassingOn):
     """The getUpdates request of the bot (`ApplicationBuilder.get_updates_request`): `inner`'s,
     with its answer made readable (`readable_body`) before PTB builds the updates."""
 
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: BaseRequest) -> None:
-        self._inner = inner
-
-    @property
-    def read_timeout(self) -> float | None:
-        return self._inner.read_timeout
-
-    async def initialize(self) -> None:
-        await self._inner.initialize()
-
-    async def shutdown(self) -> None:
-        await self._inner.shutdown()
+    __slots__ = ()
 
     async def do_request(
         self,
@@ -217,7 +206,7 @@ class UpdatesRequest(BaseRequest):
         connect_timeout: Any = BaseRequest.DEFAULT_NONE,
         pool_timeout: Any = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        code, body = await self._inner.do_request(
+        code, body = await super().do_request(
             url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
         )
         if code != 200 or not url.endswith("/getUpdates"):

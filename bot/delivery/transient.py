@@ -19,14 +19,14 @@ from collections import OrderedDict
 
 from sqlalchemy import exc as sa
 from telegram import Update
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
 from bot.delivery.capture import direct
 from bot.delivery.full_disk import make_room
-from bot.i18n import N_, pick_language
+from bot.i18n import N_
 from bot.presentation.render import Renderer
+from service.language import shown
 from storage import disk
 from storage.db import FileReplaced
 
@@ -123,14 +123,14 @@ async def tell(update: Update) -> None:
     """The notice, in the member's language (the chat's choice is in the database, unreachable
     now), straight to Telegram."""
     message, user, query = update.effective_message, update.effective_user, update.callback_query
-    renderer = Renderer(pick_language(None, user.language_code if user else None))
+    renderer = Renderer(shown(None, user.language_code if user else None))
     text = renderer._(NOTICE)
     try:
         with direct():
             if query is not None:
                 await query.answer(html.unescape(text)[:200], show_alert=True)
             elif message is not None:
-                await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=True)
+                await message.reply_text(text, do_quote=True)
     except TelegramError:
         log.warning("could not tell update %s's member to wait", update.update_id)
 

@@ -2,6 +2,7 @@
 the open table) and recording by taps, on the same service as the chat commands.
 
 `auth` checks Telegram's launch data, `members` who may see a chat, `forms` turns a tap's JSON
-into the typed request the chat parser would build, `api` answers `/app/api/…`, `server` mounts
-it (with `static/`) on the webhook server or a server of its own.
+into the request and the command text together, `api` answers `/app/api/…` (a screen in one read
+of the service, `Service.app`), `server` mounts it (with `static/`) on the webhook server or a
+server of its own.
 """

@@ -20,46 +20,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tornado.web
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.commands.parsing import ParseError
-from bot.i18n import pick_language
+from bot.delivery.messages import post
 from bot.miniapp import auth, forms, guard, sitting, texts
 from bot.miniapp.members import Members, Role
-from bot.presentation.markup import markup, split_text
 from bot.presentation.numbers import fmt
+from bot.presentation.out import Out
 from bot.presentation.render import Renderer
+from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
+from service.app import Place as Spot
 from service.context import Actor, Ctx
 from service.core import Service
 from service.errors import ServiceError
+from service.hand_views import HandView
+from service.language import shown
 from service.names import member_name
 from service.replies import (
     Card,
     ChartData,
-    HandView,
     HistoryView,
     Info,
     Recorded,
     RepeatAsk,
     Reply,
     SeasonsView,
-    SettleView,
     StandingsView,
     TableView,
 )
 from service.requests import (
     Again,
-    Chart,
     History,
     Request,
-    Seasons,
-    Settle,
     ShowPlayers,
-    Standings,
-    Summary,
     Undo,
 )
 
@@ -132,7 +128,7 @@ class Api(tornado.web.RequestHandler):
         found = await asyncio.to_thread(self.locate, token) if token else None
         if found is None:
             raise tornado.web.HTTPError(404)
-        chat_id, thread_id = found
+        chat_id, thread_id = found.chat_id, found.thread_id
         budgets = self.env.application.bot_data
         if self.counted and guard.over_budget(
             self,
@@ -155,9 +151,9 @@ class Api(tornado.web.RequestHandler):
         headers = self.request.headers
         return headers.get(INIT_HEADER, ""), headers.get(CHAT_HEADER, "")
 
-    def locate(self, token: str) -> tuple[int, int] | None:
-        """The (chat id, thread id) the token opens (in a worker thread: it reads)."""
-        return self.env.service.app_place(token)
+    def locate(self, token: str) -> Spot | None:
+        """The chat and topic the token opens (in a worker thread: it reads)."""
+        return self.env.service.app.place(token)
 
     @property
     def name(self) -> str:
@@ -177,15 +173,21 @@ class Api(tornado.web.RequestHandler):
         )
 
     async def read(self, request: Request) -> tuple[Reply | None, str | None]:
-        """A view and the chat's language; None for a view the chat has nothing for yet."""
+        """A view and its language; None for a view the chat has nothing for yet."""
         try:
             answer = await asyncio.to_thread(self.env.service.answer, self.ctx(), request)
         except ServiceError:
             return None, None
         return answer.reply, answer.lang
 
-    def renderer(self, chat_lang: str | None) -> Renderer:
-        return Renderer(pick_language(chat_lang, self.place.launch.language))
+    async def language(self) -> str:
+        """The language of this member's view of the chat, where no request ran."""
+        place, code = self.place, self.place.launch.language
+        return await asyncio.to_thread(self.env.service.language, place.chat_id, code)
+
+    def renderer(self, lang: str | None) -> Renderer:
+        """A renderer in `lang` (an answer's); None: no answer came, the member's language."""
+        return Renderer(lang or shown(None, self.place.launch.language))
 
     def body(self) -> dict[str, Any]:
         data = guard.parse(self.request.body)
@@ -206,7 +208,7 @@ def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
         "text": view.text,
         "undone": view.undone,
         "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
-        "html": r.hand(view),
+        "html": hand_lines(r._, view),
         "tiles": [{"name": name, "reading": reading} for name, reading in hands_of(view)],
     }
 
@@ -222,13 +224,13 @@ def _standings(r: Renderer, v: StandingsView) -> dict[str, Any]:
             }
             for unit, rows in v.sections
         ],
-        "progress": r.progress(v.progress) if v.progress else None,
+        "progress": progress_line(r._, v.progress) if v.progress else None,
     }
 
 
-def _units(v: Reply | None) -> tuple[str, ...]:
+def _units(v: StandingsView | None) -> tuple[str, ...]:
     """The standings' units: a free game's (`free:斗地主`) is named by the page's strings."""
-    return tuple(unit for unit, _ in v.sections) if isinstance(v, StandingsView) else ()
+    return tuple(unit for unit, _ in v.sections) if v is not None else ()
 
 
 def _chart(data: ChartData) -> list[dict[str, Any]]:
@@ -247,7 +249,7 @@ def _chart(data: ChartData) -> list[dict[str, Any]]:
 
 
 def _table(
-    r: Renderer, v: TableView, kongs: tuple[HandView, ...], card: Reply | None
+    r: Renderer, v: TableView, kongs: tuple[HandView, ...], card: Card | None
 ) -> dict[str, Any]:
     return {
         "game": v.game,
@@ -255,8 +257,8 @@ def _table(
         "seats": list(v.seats),
         "dealer": v.dealer,
         "html": r.render(v).text,
-        "kongs": [line for k in kongs for line in r.kong(k)],
-        "sitting": sitting.totals(card if isinstance(card, Card) else None, v),
+        "kongs": [line for k in kongs for line in hand_lines(r._, k)],
+        "sitting": sitting.totals(card, v),
     }
 
 
@@ -269,42 +271,31 @@ def _seasons(r: Renderer, v: SeasonsView) -> list[dict[str, Any]]:
 
 
 class ViewHandler(Api):
-    """GET: everything the pages show, for the current season or `?season=N`."""
+    """GET: everything the pages show, for the current season or `?season=N`: one read of the
+    service (`Service.app.screen`: one snapshot)."""
 
     async def get(self) -> None:
-        season = self.season_arg()
-        place = self.place.chat_id, self.place.thread_id
-        mark = await asyncio.to_thread(self.env.service.app_mark, *place)  # before the data
-        standings, lang = await self.read(Standings(season=season))
-        chart, _ = await self.read(Chart(season=season))
-        settle, _ = await self.read(Settle(season=season))
-        history, _ = await self.read(History(n=HISTORY_PAGE, season=season))
-        seasons, _ = await self.read(Seasons())
-        table, _ = await self.read(ShowPlayers())
-        card, _ = await self.read(Summary()) if table is not None else (None, None)
-        r = self.renderer(lang)
-        kongs = await asyncio.to_thread(
-            self.env.service.pending_kongs, self.place.chat_id, self.place.thread_id
-        )
+        app, ctx = self.env.service.app, self.ctx()
+        screen = await asyncio.to_thread(app.screen, ctx, self.season_arg(), HISTORY_PAGE)
+        r = Renderer(screen.lang)
+        table = screen.table
         self.write(
             {
                 "lang": r.lang,
-                "live": mark,  # the page follows it (bot.miniapp.events, bot.miniapp.live)
-                "strings": texts.strings(r.lang, _units(standings)),
+                "live": screen.mark,  # the page follows it (bot.miniapp.events, bot.miniapp.live)
+                "strings": texts.strings(r.lang, _units(screen.standings)),
                 "me": {
                     "name": self.name,
                     "admin": self.place.role is Role.ADMIN,
                 },
-                "standings": _standings(r, standings)
-                if isinstance(standings, StandingsView)
-                else None,
-                "chart": _chart(chart) if isinstance(chart, ChartData) else [],
-                "settle": r.render(settle).text if isinstance(settle, SettleView) else None,
-                "history": [_hand(r, h) for h in reversed(history.hands)]
-                if isinstance(history, HistoryView)
+                "standings": _standings(r, screen.standings) if screen.standings else None,
+                "chart": _chart(screen.chart) if screen.chart else [],
+                "settle": r.render(screen.settle).text if screen.settle else None,
+                "history": [_hand(r, h) for h in reversed(screen.history.hands)]
+                if screen.history
                 else [],
-                "seasons": _seasons(r, seasons) if isinstance(seasons, SeasonsView) else [],
-                "table": _table(r, table, kongs, card) if isinstance(table, TableView) else None,
+                "seasons": _seasons(r, screen.seasons) if screen.seasons else [],
+                "table": _table(r, table, screen.kongs, screen.card) if table else None,
             }
         )
 
@@ -332,8 +323,8 @@ class _Recording(Api):
             raise tornado.web.HTTPError(400) from None
 
     async def refused(self, msgid: str, params: Any) -> None:
-        lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
-        self.write({"ok": False, "error": self.renderer(lang).alert(msgid, params)})
+        lang = await self.language()
+        self.write({"ok": False, "error": Renderer(lang).alert(msgid, params)})
 
     async def post_in_chat(self, r: Renderer, reply: Reply, text: str) -> None:
         """The reply as the chat shows a typed command's, with its Undo button, under a line
@@ -342,19 +333,9 @@ class _Recording(Api):
         code = "<code>" + html.escape(text) + "</code>"
         name = html.escape(self.name)
         who = r._("{name} in the app: {command}", name=name, command=code)
-        parts = split_text(f"{who}\n{out.text}")
-        thread = self.place.thread_id or None
-        bot = self.env.application.bot
+        place, bot = self.place, self.env.application.bot
         try:
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                await bot.send_message(
-                    self.place.chat_id,
-                    part,
-                    parse_mode=ParseMode.HTML,
-                    message_thread_id=thread,
-                    reply_markup=markup(out) if last else None,
-                )
+            await post(bot, place.chat_id, place.thread_id, Out(f"{who}\n{out.text}", out.buttons))
         except TelegramError:
             log.warning("could not post a hand recorded in the app", exc_info=True)
 
@@ -403,7 +384,7 @@ class RecordHandler(_Recording):
         repeated = not isinstance(reply, Recorded) or reply.repeated
         if not repeated:
             await self.post_in_chat(r, reply, text)
-        lines = r.hand(reply.view) if isinstance(reply, Recorded) else []
+        lines = hand_lines(r._, reply.view) if isinstance(reply, Recorded) else []
         command = guard.recorded(reply, text)
         self.write(
             {

@@ -29,6 +29,7 @@ from tornado.iostream import StreamClosedError
 
 from bot.miniapp.api import CHAT_HEADER, INIT_HEADER, Env
 from bot.miniapp.live import LiveHandler, Polls
+from service.app import Place
 
 log = logging.getLogger(__name__)
 KEEPALIVE = 25.0  # seconds between comments on a quiet stream
@@ -150,7 +151,8 @@ class Streams:
             while True:
                 self._again.discard(chat_id)
                 for thread_id in {s.thread_id for s in self.by_chat.get(chat_id, ())}:
-                    mark = await asyncio.to_thread(self.env.service.app_mark, chat_id, thread_id)
+                    place = Place(chat_id, thread_id)
+                    mark = await asyncio.to_thread(self.env.service.app.mark, place)
                     self._tell(self.by_chat.get(chat_id, ()), thread_id, mark)
                 if chat_id not in self._again:
                     return

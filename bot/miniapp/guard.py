@@ -25,8 +25,9 @@ from typing import Any, Protocol
 import tornado.web
 
 from bot.commands.callback_data import MAX_ID
-from bot.i18n import N_, pick_language
+from bot.i18n import N_
 from bot.presentation.render import Renderer
+from service.language import shown
 from service.replies import Recorded, Reply
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ def flooded(
     if guard is None or guard.check(user_id, chat_id) == "allow":
         return False
     params = {"limit": guard.limit, "window": f"{guard.window:g}"}
-    text = Renderer(pick_language(None, lang)).alert(warning, params)
+    text = Renderer(shown(None, lang)).alert(warning, params)
     if handler.request.method == "GET":
         handler.set_status(429)
         wait = guard.retry_after(user_id, chat_id)

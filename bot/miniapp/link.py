@@ -8,15 +8,17 @@ import asyncio
 import logging
 from urllib.parse import urljoin
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MenuButtonWebApp, WebAppInfo
+from telegram import MenuButtonWebApp, WebAppInfo
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import N_, translator
-from bot.presentation.render import Out, Renderer
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
+from service.app import Place
 from service.core import Service
 
 log = logging.getLogger(__name__)
@@ -32,21 +34,21 @@ async def open_app(
     chat_id: int,
     chat_type: str,
     thread: int,
-) -> tuple[Out, InlineKeyboardMarkup | None]:
+) -> Out:
     """The answer to /app: the button, or why there is none."""
     config: Settings = context.bot_data["settings"]
     if not config.app_name:
-        return Out(renderer._(N_("The Mini App is not set up for this bot."))), None
+        return Out(renderer._(N_("The Mini App is not set up for this bot.")))
     service: Service = context.bot_data["service"]
-    token = await asyncio.to_thread(service.app_token, chat_id, thread)
+    token = await asyncio.to_thread(service.app.token, Place(chat_id, thread))
     label = renderer._(N_("Open the table"))
     page = config.app_page
     if chat_type == ChatType.PRIVATE and page:
-        button = InlineKeyboardButton(label, web_app=WebAppInfo(f"{page}?startapp={token}"))
+        button = Button(label, web_app=f"{page}?startapp={token}")
     else:
-        button = InlineKeyboardButton(label, url=link(context.bot.username, config.app_name, token))
+        button = Button(label, url=link(context.bot.username, config.app_name, token))
     text = renderer._(N_("Standings, chart, history and recording by taps:"))
-    return Out(text), InlineKeyboardMarkup([[button]])
+    return Out(text, ((button,),))
 
 
 def me_page(context: ContextTypes.DEFAULT_TYPE) -> str | None:

@@ -21,6 +21,7 @@ from typing import Any
 import tornado.web
 
 from bot.miniapp.api import Api, Env
+from service.app import Place as Spot
 
 MARK = re.compile(r"[0-9a-f]{1,32}")
 RATE = 2.0  # polls per second a member may keep up in a chat (a page polls every 1.5 s)
@@ -70,13 +71,13 @@ class LiveHandler(Api):
         super().initialize(env)
         self.polls = polls or Polls()
 
-    def locate(self, token: str) -> tuple[int, int] | None:
+    def locate(self, token: str) -> Spot | None:
         """The token's chat and, in the same read, its mark: a poll is one trip to a thread."""
-        found = self.env.service.app_live(token)
+        found = self.env.service.app.live(token)
         if found is None:
             return None
-        chat_id, thread_id, self.mark = found
-        return chat_id, thread_id
+        self.mark = found.mark
+        return found.place
 
     async def get(self) -> None:
         given = self.get_query_argument("v", "")

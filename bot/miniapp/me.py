@@ -10,7 +10,6 @@ from typing import Any
 
 import tornado.web
 
-from bot.i18n import pick_language
 from bot.miniapp import auth, guard
 from bot.miniapp.api import INIT_HEADER, Env
 from bot.miniapp.members import current_groups
@@ -55,7 +54,7 @@ class MeHandler(tornado.web.RequestHandler):
         reply = answer.reply
         if isinstance(reply, MeView):  # the groups the user is a member of now, as /me's
             reply = await current_groups(self.env.application.bot, launch.user_id, reply)
-        renderer = Renderer(pick_language(answer.lang, launch.language))
+        renderer = Renderer(answer.lang)
         self.write({"lang": renderer.lang, "html": renderer.render(reply).text})
 
 

@@ -15,27 +15,29 @@ from typing import Any
 from bot.commands.parsing import ParseError
 from bot.miniapp import texts
 from bot.miniapp.api import Env, _Recording
+from bot.presentation.render import Renderer
+from bot.presentation.render_hands import hand_lines
 from service.errors import ServiceError
+from service.hand_views import MahjongView
 from service.replies import Recorded, TableView
 from service.requests import ShowPlayers
 
 
 def _wins(reply: Recorded) -> list[dict[str, Any]]:
     """Each win's pattern, flags and reading, as the page shows them next to the tiles."""
-    out = []
-    for win in reply.view.data.get("wins", ()):
-        value = win["value"]
-        out.append(
-            {
-                "pattern": value["pattern"],
-                "groups": value["groups"],
-                "qingyise": value["qingyise"],
-                "menqing": value["menqing"],
-                "quanqiuren": value["quanqiuren"],
-                "reading": win.get("tiles", {}).get("reading"),
-            }
-        )
-    return out
+    hand = reply.view.detail
+    wins = hand.wins if isinstance(hand, MahjongView) else ()
+    return [
+        {
+            "pattern": win.value.pattern.value,
+            "groups": win.value.groups,
+            "qingyise": win.value.qingyise,
+            "menqing": win.value.menqing,
+            "quanqiuren": win.value.quanqiuren,
+            "reading": win.tiles.reading if win.tiles is not None else None,
+        }
+        for win in wins
+    ]
 
 
 class TilesHandler(_Recording):
@@ -55,17 +57,17 @@ class TilesHandler(_Recording):
             text, request = await self.request_of(self.body().get("form"))
             answer = await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:  # the whole reason (an alert's is cut short)
-            lang = await asyncio.to_thread(self.env.service.chat_language, self.place.chat_id)
-            self.write(
-                {"ok": False, "error": self.renderer(lang).error(err.msgid, err.params).text}
-            )
+            renderer = Renderer(await self.language())
+            self.write({"ok": False, "error": renderer.error(err.msgid, err.params).text})
             return
         reply = answer.reply
         if not isinstance(reply, Recorded):
             self.write({"ok": True, "command": text, "html": [], "wins": []})
             return
         r = self.renderer(answer.lang)
-        self.write({"ok": True, "command": text, "html": r.hand(reply.view), "wins": _wins(reply)})
+        self.write(
+            {"ok": True, "command": text, "html": hand_lines(r._, reply.view), "wins": _wins(reply)}
+        )
 
 
 def routes(env: Env) -> list[tuple[str, type[_Recording], dict[str, Any]]]:

@@ -117,21 +117,6 @@ def font(size: float | None = None) -> FontProperties:
     return FontProperties(family=families(), size=size)
 
 
-def font_files() -> list[str]:
-    """The files of the font chain, in order."""
-    return [font_manager.findfont(FontProperties(family=name)) for name in families()]
-
-
-def missing_glyphs(text: str) -> set[str]:
-    """The characters of `text` that no font of the chain can draw (they would be boxes)."""
-    fonts = [font_manager.get_font([path]) for path in font_files()]
-    return {
-        ch
-        for ch in set(text)
-        if not ch.isspace() and all(f.get_char_index(ord(ch)) == 0 for f in fonts)
-    }
-
-
 def chart_figure(
     data: ChartData,
     title: str,

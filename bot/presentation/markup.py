@@ -3,9 +3,9 @@ Telegram's length (the chat's replies and the Mini App's posts in the group)."""
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from bot.presentation.render import Out
+from bot.presentation.out import Button, Out
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 
@@ -14,9 +14,15 @@ def markup(out: Out) -> InlineKeyboardMarkup | None:
     """The message's buttons as an inline keyboard (None without buttons)."""
     if not out.buttons:
         return None
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in out.buttons]
-    )
+    return InlineKeyboardMarkup([[_button(b) for b in row] for row in out.buttons])
+
+
+def _button(b: Button) -> InlineKeyboardButton:
+    if b.web_app is not None:
+        return InlineKeyboardButton(b.label, web_app=WebAppInfo(b.web_app))
+    if b.url is not None:
+        return InlineKeyboardButton(b.label, url=b.url)
+    return InlineKeyboardButton(b.label, callback_data=b.data)
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:

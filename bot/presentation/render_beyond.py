@@ -8,9 +8,19 @@ from html import escape
 from bot.commands.timezones import local
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt
+from bot.presentation.out import Out
 from bot.presentation.render_free import unit_title
 from scoring.games import Unit
-from service.replies import Card, MeCounts, MeGame, MeGroup, MeView, RatingGame, RatingView
+from service.replies import (
+    Card,
+    MeCounts,
+    MeElsewhere,
+    MeGame,
+    MeGroup,
+    MeView,
+    RatingGame,
+    RatingView,
+)
 
 ICON = {Unit.MAHJONG: "🀄", Unit.K510: "🃏", Unit.FREE: "🎲"}
 UNNAMED = N_("a group (its name shows after its next record)")
@@ -140,3 +150,19 @@ def card_caption(_: Gettext, card: Card) -> str:
         end=end.strftime("%H:%M"),
         hands=hands,
     )
+
+
+def me(_: Gettext, v: MeView) -> Out:
+    return Out(me_text(_, v))
+
+
+def me_elsewhere(_: Gettext, v: MeElsewhere) -> Out:
+    return Out(_(ME_PRIVATE))
+
+
+def rating(_: Gettext, v: RatingView) -> Out:
+    return Out(rating_text(_, v))
+
+
+def card(_: Gettext, v: Card) -> Out:
+    return Out(card_caption(_, v))

@@ -11,7 +11,8 @@ from bot.commands import labels
 from bot.i18n import Gettext
 from bot.presentation.numbers import fmt
 from scoring.games import EventKind, Game, Unit, free_name
-from service.replies import FreeSection, HandView
+from service.hand_views import FreeView, HandView
+from service.replies import FreeSection
 
 
 def unit_title(_: Gettext, unit: str) -> str:
@@ -22,13 +23,18 @@ def unit_title(_: Gettext, unit: str) -> str:
     return _(labels.UNIT[Unit.FREE]) + (f" · {escape(name)}" if name else "")
 
 
+def free_game(view: HandView) -> str:
+    """The free game a record was at (`斗地主`; "" for the unnamed one, or another game)."""
+    return free_name(view.detail.unit) if isinstance(view.detail, FreeView) else ""
+
+
 def table_title(_: Gettext, view: HandView) -> str:
     """The table a record was at, where /history lists several: `Mahjong table`, `斗地主 table`."""
     if view.game == Game.MAHJONG:
         return _("Mahjong table")
     if view.game in (Game.K510, Game.K510_3):
         return _("510K table")
-    name = free_name(str(view.data.get("unit", "")))
+    name = free_game(view)
     return _("{game} table", game=escape(name)) if name else _("Free scoring table")
 
 
@@ -36,7 +42,7 @@ def record_title(_: Gettext, view: HandView) -> str:
     """What /undo calls a free round or a transfer: `斗地主 round #7`, `transfer #8`."""
     if view.kind == EventKind.PAY:
         return _("transfer #{n}", n=view.hand_no)
-    name = free_name(str(view.data.get("unit", "")))
+    name = free_game(view)
     if name:
         return _("{game} round #{n}", game=escape(name), n=view.hand_no)
     return _("round #{n}", n=view.hand_no)
@@ -45,16 +51,16 @@ def record_title(_: Gettext, view: HandView) -> str:
 def _heading(_: Gettext, view: HandView) -> str:
     if view.kind == EventKind.PAY:
         return "💸 " + _("Transfer #{n}", n=view.hand_no)
-    name = free_name(str(view.data.get("unit", "")))
+    name = free_game(view)
     if name:
         return "🎲 " + _("{game}, round #{n}", game=escape(name), n=view.hand_no)
     return "🎲 " + _("Round #{n}", n=view.hand_no)
 
 
-def free_lines(_: Gettext, view: HandView, quoted: str) -> list[str]:
+def free_lines(_: Gettext, view: HandView, record: FreeView, quoted: str) -> list[str]:
     """A recorded round or transfer: its title and command, then who scored or paid what."""
     if view.kind == EventKind.PAY:
-        unit = str(view.data.get("unit", ""))
+        unit = record.unit
         lines = [_heading(_, view) + f" — <i>{quoted}</i>"]
         lines += [
             f"  {escape(p.payer or '?')} → {escape(p.payee or '?')} {fmt(p.amount)}"

@@ -8,6 +8,7 @@ from html import escape, unescape
 from bot.commands.timezones import zone_label
 from bot.i18n import Gettext
 from bot.presentation.numbers import fmt
+from bot.presentation.out import Out
 from bot.presentation.render_free import free_stats, unit_title
 from service.replies import ChartData, ExportData, HeadToHead, K510Line, MahjongLine, StatsView
 
@@ -107,14 +108,6 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
     return "📈 " + _("Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands)
 
 
-def chart_png(_: Gettext, data: ChartData) -> bytes:
-    """The chart in the chat's language as PNG (blocking: about a second; the bot draws it in
-    another process, `bot.presentation.chart_process`)."""
-    from bot.presentation.chart_process import draw  # matplotlib loads only when a chart is drawn
-
-    return draw(data, *chart_texts(_, data))
-
-
 def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
     """The picture's words, plain text: title, the games' titles, the x axis, "no hands"."""
     return (
@@ -135,3 +128,17 @@ def export_caption(_: Gettext, data: ExportData) -> str:
         hands=data.hands,
         zone=escape(zone_label(data.tz)),
     )
+
+
+def stats(_: Gettext, v: StatsView) -> Out:
+    return Out(stats_text(_, v))
+
+
+def chart(_: Gettext, data: ChartData) -> Out:
+    """/chart in words: the picture's caption (the picture is drawn apart: `chart_process`)."""
+    return Out(chart_caption(_, data))
+
+
+def export(_: Gettext, data: ExportData) -> Out:
+    """/export in words: the files' caption (the files are written apart: `export_csv`)."""
+    return Out(export_caption(_, data))

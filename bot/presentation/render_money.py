@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 from html import escape
 
+from bot.commands.callback_data import card_data, reset_data
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt, fmt_money
+from bot.presentation.out import Button, Out
 from bot.presentation.render_free import unit_title
 from scoring.games import Unit, free_name
 from service.replies import MoneyView, SettleView, StakeSet
@@ -136,3 +138,29 @@ def stake_text(_: Gettext, v: StakeSet) -> str:
             stake=fmt(v.chat_stake),
         )
     return _("Stake for {game}: none now (/settle money leaves it out).", game=game)
+
+
+def settle(_: Gettext, v: SettleView) -> Out:
+    """The settle-up; under the season in play's, the night's card offered (own row)."""
+    buttons = archive_buttons(_, v.season, v.archive)
+    if any(plan for _unit, plan in v.sections):
+        buttons += ((Button(_("🖼 The night's card"), card_data()),),)
+    return Out(settle_text(_, v), buttons)
+
+
+def money(_: Gettext, v: MoneyView) -> Out:
+    return Out(money_text(_, v), archive_buttons(_, v.season, v.archive))
+
+
+def stake_set(_: Gettext, v: StakeSet) -> Out:
+    return Out(stake_text(_, v))
+
+
+def archive_buttons(
+    _: Gettext, season: int, season_id: int | None
+) -> tuple[tuple[Button, ...], ...]:
+    """An admin's settle-up: the button that archives the season (as /reset's confirms)."""
+    if season_id is None:
+        return ()
+    label = _("✅ Settled — archive season {n}", n=season)
+    return ((Button(label, reset_data(season_id)),),)

@@ -1,21 +1,20 @@
-"""People at the table as chat messages: who took a seat, who left it, new guests, the claim
-buttons, "did you mean …?", a rename and a merge (HTML, through the renderer's `_`)."""
+"""The table and the people at it as chat messages: a table's seats and what just happened
+(who took a seat, who left it, new guests, the claim buttons), /new over an open table, "did
+you mean …?", a claim, a link, a rename and a merge (HTML, through the renderer's `_`)."""
 
 from __future__ import annotations
 
 from html import escape
 
 from bot.commands import labels
-from bot.commands.callback_data import claim_data, fits, name_data
+from bot.commands.callback_data import cancel_data, claim_data, fits, name_data, new_data
 from bot.i18n import Gettext
+from bot.presentation.out import Button, Out
 from scoring.games import Game
 from service import replies as r
 
-#: A button: its label and its callback data.
-Label = tuple[str, str]
 
-
-def table_text(_: Gettext, v: r.TableView) -> tuple[str, list[Label]]:
+def table_view(_: Gettext, v: r.TableView) -> Out:
     """A table's game, options and seats (the dealer marked), what just happened, and the
     buttons that claim its guests."""
     game = _(labels.GAME[v.game])
@@ -50,7 +49,7 @@ def table_text(_: Gettext, v: r.TableView) -> tuple[str, list[Label]]:
     if free:
         lines.append(_("{n} seat(s) free: /join, or /join <guest name>.", n=free))
     lines += extra_lines(_, v)
-    return "\n".join(lines), claim_rows(_, v)
+    return Out("\n".join(lines), tuple((button,) for button in claim_buttons(_, v)))
 
 
 def head(_: Gettext, v: r.TableView) -> str | None:
@@ -89,14 +88,16 @@ def extra_lines(_: Gettext, v: r.TableView) -> list[str]:
     return lines
 
 
-def claim_rows(_: Gettext, v: r.TableView) -> list[Label]:
+def claim_buttons(_: Gettext, v: r.TableView) -> list[Button]:
     """The claim buttons of a table view: one per guest."""
     shown = [*([v.claim] if v.claim is not None else []), *v.claims]
-    buttons = [(_("I am {name}", name=c.name), claim_data(c.player_id, c.user_id)) for c in shown]
-    return [(label, data) for label, data in buttons if fits(data)]
+    buttons = [
+        Button(_("I am {name}", name=c.name), claim_data(c.player_id, c.user_id)) for c in shown
+    ]
+    return [button for button in buttons if fits(button.data)]
 
 
-def name_ask(_: Gettext, v: r.NameAsk) -> tuple[str, list[Label]]:
+def name_ask(_: Gettext, v: r.NameAsk) -> Out:
     """The question, and its two answers as buttons (none when they do not fit)."""
     text = _(
         "“{typed}” is one letter from {guess}, who played here. Did you mean {guess}? Nothing"
@@ -106,27 +107,85 @@ def name_ask(_: Gettext, v: r.NameAsk) -> tuple[str, list[Label]]:
     )
     known, new = name_data(v.user_id, v.known), name_data(v.user_id, v.new)
     if known is None or new is None:
-        return text + "\n" + _(
+        again = _(
             "Write the command again with {guess}, or give the new player a name no player"
             " here has.",
             guess=escape(v.guess),
-        ), []
-    return text, [(v.guess, known), (_("New player {name}", name=v.typed), new)]
+        )
+        return Out(text + "\n" + again)
+    answers = (Button(v.guess, known), Button(_("New player {name}", name=v.typed), new))
+    return Out(text, (answers,))
 
 
-def renamed(_: Gettext, v: r.Renamed) -> str:
-    return _(
-        "{old} is called {new} now: the same player, their records and balance follow.",
-        old=escape(v.old),
-        new=escape(v.new),
+def renamed(_: Gettext, v: r.Renamed) -> Out:
+    return Out(
+        _(
+            "{old} is called {new} now: the same player, their records and balance follow.",
+            old=escape(v.old),
+            new=escape(v.new),
+        )
     )
 
 
-def merged(_: Gettext, v: r.Merged) -> str:
-    return _(
-        "{gone} and {kept} are one person: {gone}'s {n} record(s), balances and statistics are"
-        " {kept}'s now, and {gone} is gone. /undo still undoes any of them.",
-        gone=escape(v.gone),
-        kept=escape(v.kept),
-        n=v.records,
+def merged(_: Gettext, v: r.Merged) -> Out:
+    return Out(
+        _(
+            "{gone} and {kept} are one person: {gone}'s {n} record(s), balances and statistics"
+            " are {kept}'s now, and {gone} is gone. /undo still undoes any of them.",
+            gone=escape(v.gone),
+            kept=escape(v.kept),
+            n=v.records,
+        )
     )
+
+
+def claimed(_: Gettext, v: r.Claimed) -> Out:
+    text = _(
+        "{member} is {name} now: {name}'s seat and balance are theirs. "
+        "An admin can undo it with /unlink {name}.",
+        member=escape(v.member),
+        name=escape(v.name),
+    )
+    return Out(text)
+
+
+def unlinked(_: Gettext, v: r.Unlinked) -> Out:
+    return Out(_("{name} is a guest again, linked to nobody.", name=escape(v.name)))
+
+
+def linked(_: Gettext, v: r.Linked) -> Out:
+    return Out(
+        _("{guest} is now linked to @{user}.", guest=escape(v.guest), user=escape(v.username))
+    )
+
+
+def new_ask(_: Gettext, v: r.NewAsk) -> Out:
+    game = _(labels.GAME[v.request.game.value])
+    lines = [
+        _(
+            "Replace the open table ({old}: {names}) with a new one ({game})?",
+            old=_(labels.GAME[v.game]),
+            names=escape(", ".join(v.seated)),
+            game=game,
+        )
+    ]
+    if v.kongs:
+        lines.append(_("{n} kong(s) of the hand being played are dropped unpaid.", n=v.kongs))
+    if v.marathon:
+        lines.append(_("The running marathon's totals are dropped."))
+    left = v.seated[len(v.kept) :]
+    if left:
+        lines.append(
+            _(
+                "{names} keep their seats; no seat for {left}.",
+                names=escape(", ".join(v.kept)),
+                left=escape(", ".join(left)),
+            )
+        )
+    else:
+        lines.append(_("Everyone keeps their seat."))
+    lines.append(_("Typed: /new … confirm."))
+    data = new_data(v.replaces, v.request)
+    confirm = (Button(_("Confirm"), data),) if fits(data) else ()
+    buttons = ((*confirm, Button(_("Cancel"), cancel_data())),)
+    return Out("\n".join(lines), buttons)

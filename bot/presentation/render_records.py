@@ -7,15 +7,15 @@ from html import escape
 
 from bot.commands.callback_data import again_data, cancel_data, undo_data
 from bot.i18n import Gettext
+from bot.presentation.out import Button, Out
 from bot.presentation.render_free import record_title, table_title
+from bot.presentation.render_hands import quote
 from scoring import EventKind, Game
 from service import replies as r
-
-#: A message's text and its rows of buttons as (label, callback data).
-Shaped = tuple[str, tuple[tuple[tuple[str, str], ...], ...]]
+from service.hand_views import HandView
 
 
-def what(_: Gettext, view: r.HandView) -> str:
+def what(_: Gettext, view: HandView) -> str:
     """ "hand #3", "the kong", "transfer #4"."""
     if view.kind == EventKind.KONG or view.hand_no is None:
         return _("the kong")
@@ -24,22 +24,24 @@ def what(_: Gettext, view: r.HandView) -> str:
     return _("hand #{n}", n=view.hand_no)
 
 
-def undo_ask(_: Gettext, v: r.UndoAsk, quoted: str) -> Shaped:
+def undo_ask(_: Gettext, v: r.UndoAsk) -> Out:
     """A bare /undo right after another member's undo: one more?"""
     what = _("hand #{n}", n=v.hand_no) if v.hand_no is not None else _("the kong")
-    typed = f"<i>{quoted}</i>"
+    typed = f"<i>{quote(v.text)}</i>"
     text = _(
         "{name} has just undone a record. Undo one more, {what} — {text}? (Typed: /undo confirm.)",
         name=escape(v.undone_by),
         what=what,
         text=typed,
     )
-    return text, (((_("Undo"), undo_data(v.event_id)), (_("Cancel"), cancel_data())),)
+    return Out(
+        text, ((Button(_("Undo"), undo_data(v.event_id)), Button(_("Cancel"), cancel_data())),)
+    )
 
 
-def repeat_ask(_: Gettext, v: r.RepeatAsk, quoted: str) -> Shaped:
+def repeat_ask(_: Gettext, v: r.RepeatAsk) -> Out:
     """The same content as the table's last record, within two minutes: record again?"""
-    typed = f"<i>{quoted}</i>"
+    typed = f"<i>{quote(v.view.text)}</i>"
     text = _(
         "This is the same as {what}, recorded {seconds} s ago by {name}: {text}\n"
         "Nothing is recorded yet. If it really is another one, press Record again.",
@@ -48,16 +50,17 @@ def repeat_ask(_: Gettext, v: r.RepeatAsk, quoted: str) -> Shaped:
         name=escape(v.view.recorded_by),
         text=typed,
     )
-    buttons = (((_("Record again"), again_data(v.view.event_id)), (_("No"), cancel_data())),)
-    return text, buttons
+    again = Button(_("Record again"), again_data(v.view.event_id))
+    return Out(text, ((again, Button(_("No"), cancel_data())),))
 
 
-def undo_pick(_: Gettext, v: r.UndoPick, quoted: list[str]) -> Shaped:
+def undo_pick(_: Gettext, v: r.UndoPick) -> Out:
     """`/undo 2` where two tables of the season have a #2: one button per table."""
     lines = [_("Several tables of this season have a #{n}. Which one?", n=v.hand_no)]
-    rows = []
-    for i, (view, typed) in enumerate(zip(v.choices, quoted, strict=True), 1):
+    rows: list[tuple[Button, ...]] = []
+    for i, view in enumerate(v.choices, 1):
+        typed = quote(view.text)
         lines.append(f"{i}. {table_title(_, view)} · {what(_, view)} · <i>{typed}</i>")
-        rows.append(((_("Undo {i}", i=i), undo_data(view.event_id)),))
-    rows.append(((_("Cancel"), cancel_data()),))
-    return "\n".join(lines), tuple(rows)
+        rows.append((Button(_("Undo {i}", i=i), undo_data(view.event_id)),))
+    rows.append((Button(_("Cancel"), cancel_data()),))
+    return Out("\n".join(lines), tuple(rows))

@@ -1,12 +1,18 @@
-"""The /rules and /help texts: the rules in force, the house options and the interpretations."""
+"""The /rules and /help texts (the rules in force, the house options and the interpretations),
+and the reply to a /set."""
 
 from __future__ import annotations
 
+from html import escape
+
+from bot.commands import labels
 from bot.commands.parsing import synonyms
+from bot.commands.timezones import zone_label
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt
+from bot.presentation.out import Out
 from bot.presentation.render_money import game_name
-from service.replies import RulesView
+from service.replies import HelpView, RulesView, SettingChanged
 
 MAHJONG_RULES = (
     N_(
@@ -329,3 +335,27 @@ PEOPLE_HELP = N_(
 
 def help_text(_: Gettext) -> str:
     return _(HELP) + "\n" + _(PEOPLE_HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)
+
+
+def rules(_: Gettext, v: RulesView) -> Out:
+    return Out(rules_text(_, v))
+
+
+def help_view(_: Gettext, v: HelpView) -> Out:
+    return Out(help_text(_))
+
+
+#: Setting values as a player says them: a switch translated, a language by its own name (a
+#: stake stays as typed).
+SWITCH = {"on": N_("on"), "off": N_("off")}
+LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
+
+
+def setting_changed(_: Gettext, v: SettingChanged) -> Out:
+    if v.value in SWITCH:
+        value = _(SWITCH[v.value])
+    elif v.key == "tz":
+        value = escape(zone_label(v.value))
+    else:
+        value = escape(LANGUAGE_NAMES.get(v.value, v.value))
+    return Out(_("Set {key}: {value}.", key=_(labels.SETTING[v.key]), value=value))

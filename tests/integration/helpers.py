@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections import defaultdict
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import IO, Any
@@ -12,7 +14,7 @@ from sqlalchemy.engine import Engine
 from bot.commands.parsing import parse
 from service.context import Actor, Ctx
 from service.core import Service
-from service.replies import RepeatAsk, Reply, StandingsView
+from service.replies import ExportRow, RepeatAsk, Reply, StandingsView
 from service.requests import Again, Request
 
 _update_ids = itertools.count(1)
@@ -85,3 +87,16 @@ def trace(driver: Any, sink: IO[str]) -> None:
 
     driver.pgconn.trace(sink.fileno())
     driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+
+
+def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:
+    """(unit, name) → the sum of an export's live rows: what /standings shows."""
+    out: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
+    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles in rows:
+        if undone:
+            continue
+        if payer is not None:
+            out[(unit, payer)] -= Fraction(amount)
+        if payee is not None:
+            out[(unit, payee)] += Fraction(amount)
+    return dict(out)

@@ -14,9 +14,8 @@ from sqlalchemy.engine import Engine
 
 from bot.commands.parsing import ParseError
 from service.errors import ServiceError
-from service.insight import live_totals
 from service.replies import ChartData, ExportData, ResetDone, SettleView, StandingsView
-from tests.integration.helpers import Chat
+from tests.integration.helpers import Chat, live_totals
 
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 _chats = itertools.count(-9_100_000_000_000)

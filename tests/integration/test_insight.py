@@ -34,7 +34,7 @@ from service.views import chat_zone, season_for
 from storage.gateway.players import players_of_chat
 from storage.unit_of_work import reading
 from tests.conftest import migrated
-from tests.integration.helpers import Chat, utc
+from tests.integration.helpers import Chat, live_totals, utc
 
 P4 = ("老王", "Li", "Zhang", "Chen")
 T = TypeVar("T")
@@ -172,7 +172,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     for unit in ("mahjong", "510k"):
         got = {name: amount for (u, name), amount in live.items() if u == unit}
         assert got == chat.balances(unit)
-    assert live == insight.live_totals(data.rows)
+    assert live == live_totals(data.rows)
     undone = [row for row in data.rows if row[9]]
     assert {hand_no for _at, hand_no, *_ in undone} == {5}
     assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone, _t in undone} == {
@@ -287,7 +287,7 @@ def test_archived_season_keeps_its_insight(engine: Engine, chat_id: int) -> None
     assert chart.archived and chart.season == 1 and chart.hands == 8
     export = ask(engine, chat_id, insight.export_rows, Export(season=1))
     assert export.filename == "jifen-season-1.csv" and export.archived
-    assert insight.live_totals(export.rows)[("mahjong", "老王")] == 52
+    assert live_totals(export.rows)[("mahjong", "老王")] == 52
     with pytest.raises(ServiceError):
         ask(engine, chat_id, insight.export_rows, Export(season=7))
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.commands import parsing
+from bot.commands import catalog
 from bot.commands import words as keywords
 from tests.integration.test_console import console
 
@@ -251,7 +251,7 @@ def help_of(output: str) -> str:
     return "\n".join(reply(output, "jifen 积分"))
 
 
-@pytest.mark.parametrize("name", sorted(parsing.USAGE))
+@pytest.mark.parametrize("name", sorted(catalog.BY_NAME))
 def test_help_lists_every_command(zh: str, en: str, name: str) -> None:
     for text in (help_of(zh), help_of(en)):
         assert re.search(rf"/{name}(?![\w])", text), f"/{name} is missing from /help"

@@ -16,6 +16,7 @@ import pytest
 
 from scoring import Pattern, WinType, settle_hand
 from service.errors import ServiceError
+from service.hand_views import MahjongView, TilesView, WinView
 from service.replies import Recorded
 from tests.conftest import migrated
 from tests.integration.helpers import Chat
@@ -40,6 +41,12 @@ HOW_WORD = {
 #: Seed figures no tiles can make: not 门清 with three or four concealed kongs leaves no room for
 #: an exposed group. Their tiles hold the kongs and are 门清, so they pay as 门清 does.
 CONCEALED_BY_KONGS = {"M063", "M065", "M071", "M073"}
+
+
+def wins(reply: Recorded) -> tuple[WinView, ...]:
+    """The wins of a recorded mahjong hand, as its reply shows them."""
+    assert isinstance(reply.view.detail, MahjongView)
+    return reply.view.detail.wins
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +130,8 @@ def test_golden_case_as_tiles_through_the_service(chat: Chat, case: dict[str, An
         reply = chat.say(PAYER, hu)
         assert isinstance(reply, Recorded), hu
         assert paid(reply) == want, hu
-        (win,) = reply.view.data["wins"]
-        assert win["tiles"]["hand"] and win["tiles"]["reading"], hu
+        (win,) = wins(reply)
+        assert win.tiles is not None and win.tiles.hand and win.tiles.reading, hu
 
 
 def test_the_tiles_decide_the_pattern_and_the_flags(chat: Chat) -> None:
@@ -149,35 +156,35 @@ def test_the_tiles_decide_the_pattern_and_the_flags(chat: Chat) -> None:
     ]:
         reply = chat.say("Chen", hu)
         assert isinstance(reply, Recorded)
-        (win,) = reply.view.data["wins"]
-        assert win["value"].items() >= value.items(), hu
-        assert win["tiles"]["reading"] == tiles
+        (win,) = wins(reply)
+        assert {key: getattr(win.value, key) for key in value} == value, hu
+        assert win.tiles is not None and win.tiles.reading == tiles
         assert reply.not_concealed == ()  # the tiles said whether it was 门清
 
 
 def test_words_beside_the_tiles_are_checked_and_a_lower_pattern_is_noted(chat: Chat) -> None:
     reply = chat.say(WINNER, "/hu 老王 zimo jihu qys 11122233344455m")
     assert isinstance(reply, Recorded)
-    (win,) = reply.view.data["wins"]
-    assert win["value"]["pattern"] == "pengpenghu"
-    assert win["tiles"] == {
-        "hand": "11122233344455m",
-        "reading": "111m 222m 333m 444m 55m",
-        "readings": 4,
-        "written": "jihu",
-    }
+    (win,) = wins(reply)
+    assert win.value.pattern == "pengpenghu"
+    assert win.tiles == TilesView(
+        hand="11122233344455m",
+        reading="111m 222m 333m 444m 55m",
+        readings=4,
+        written="jihu",
+    )
     reply = chat.say(WINNER, "/hu 老王 pao 小李 qidui 11335577m99p1111s")
     assert isinstance(reply, Recorded)
-    (win,) = reply.view.data["wins"]
-    assert (win["value"]["pattern"], win["value"]["groups"]) == ("qidui", 1)
-    assert "written" not in win["tiles"]  # 七对 said, the tiles counted the set of four
+    (win,) = wins(reply)
+    assert (win.value.pattern, win.value.groups) == ("qidui", 1)
+    assert win.tiles is not None and win.tiles.written is None  # 七对 said, the tiles: four
 
 
 def test_several_winners_tiles_come_from_one_set(chat: Chat) -> None:
     """Each winner on one discard holds the discarded tile: it alone may be counted twice."""
     paid = chat.say(WINNER, "/hu 老王 pao 阿张 11122233344455m; 小李 pao 阿张 11m666777888999m")
     assert isinstance(paid, Recorded)  # 1m: 3 + 2, the discard counted once
-    assert [w["tiles"]["reading"] for w in paid.view.data["wins"]] == [
+    assert [w.tiles.reading for w in wins(paid) if w.tiles is not None] == [
         "111m 222m 333m 444m 55m",
         "666m 777m 888m 999m 11m",
     ]

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from telegram import Update
 
 from service import insight
+from service.app import Place
 from service.requests import Chart
 from storage.unit_of_work import reading
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, MAX_AGE, STRANGER, ZHANG, AppKit, app_kit
@@ -171,7 +172,7 @@ async def test_malformed_forms_and_keys_are_400(kit: AppKit) -> None:
 async def test_the_page_and_its_assets_are_served_small(kit: AppKit) -> None:
     async with kit.client() as http:
         total = 0
-        for asset in ("", "app.js", "app.css", "chart.js", "record.js"):
+        for asset in ("", "app.js", "app.css", "chart.js", "record.js", "telegram.js", "dom.js"):
             response = await http.get(f"/app/{asset}")
             assert response.status_code == 200
             total += len(response.content)
@@ -204,13 +205,13 @@ async def test_the_chart_is_the_one_of_chart_and_follows_new_hands_and_undos(
 
 async def test_the_token_follows_a_group_that_becomes_a_supergroup(kit: AppKit) -> None:
     service = kit.app.bot_data["service"]
-    assert service.app_place(kit.token) == (GROUP.id, 0)
-    early = service.app_token(-100999, 0)  # /app in the supergroup before the move arrived
+    assert service.app.place(kit.token) == Place(GROUP.id, 0)
+    early = service.app.token(Place(-100999))  # /app in the supergroup before the move arrived
     service.move_chat(GROUP.id, -100999)
-    assert service.app_place(kit.token) == (-100999, 0)  # the group's link still opens it
-    assert service.app_place(early) is None
-    assert service.app_token(-100999, 0) == kit.token
-    assert service.app_token(-100999, 7) != kit.token  # a forum topic has its own
+    assert service.app.place(kit.token) == Place(-100999, 0)  # the group's link still opens it
+    assert service.app.place(early) is None
+    assert service.app.token(Place(-100999)) == kit.token
+    assert service.app.token(Place(-100999, 7)) != kit.token  # a forum topic has its own
 
 
 async def test_an_archived_season_is_read_by_its_number(kit: AppKit) -> None:

@@ -21,6 +21,7 @@ from bot.cli import RedactingFormatter
 from bot.miniapp import events
 from bot.miniapp.events import PER_MEMBER, Streams
 from bot.settings import InvalidSettings, Settings
+from service.app import Place
 from tests.conftest import fresh_pg_database, migrated
 from tests.emulator.api import Chat as TelegramChat
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, MAX_AGE, STRANGER, AppKit, app_kit
@@ -98,7 +99,7 @@ async def test_a_stream_is_told_only_of_its_own_chat(lite: AppKit) -> None:
         kit.api.send_text(OTHER, CAT, text, None)
     for update in kit.api.take_updates():
         await kit.app.process_update(Update.de_json(update, kit.app.bot))
-    other = kit.app.bot_data["service"].app_token(OTHER.id, 0)
+    other = kit.app.bot_data["service"].app.token(Place(OTHER.id))
     async with (
         kit.client() as http,
         stream(http, query(other, kit.init_data(CAT, start=other))) as theirs,

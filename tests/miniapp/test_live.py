@@ -20,6 +20,7 @@ from bot.chat.flood import FloodGuard
 from bot.miniapp.live import Polls
 from bot.presentation.numbers import fmt
 from service import cards
+from service.app import Place
 from service.replies import Card
 from storage.unit_of_work import reading
 from tests.emulator.api import Chat as TelegramChat
@@ -82,7 +83,7 @@ async def test_polls_need_launch_data_and_a_member_of_the_token_s_chat(kit: AppK
     kit.api.send_text(OTHER, CAT, "/app", None)
     for update in kit.api.take_updates():
         await kit.app.process_update(Update.de_json(update, kit.app.bot))
-    other = kit.app.bot_data["service"].app_token(OTHER.id, 0)
+    other = kit.app.bot_data["service"].app.token(Place(OTHER.id))
     assert other != kit.token
     async with kit.client() as http:
         mark = await mark_of(http, kit)
@@ -225,10 +226,16 @@ def test_the_mark_changes_with_what_the_pages_show_on_both_backends(
     engine: Engine, chat_id: int
 ) -> None:
     chat = Chat(engine, chat_id, admins=("老王",))
-    service = chat.service
     chat.seat("mahjong", "老王", "小李", "阿芳", "大刘")
-    marks = [service.app_mark(chat_id, 0)]
-    assert service.app_mark(chat_id, 0) == marks[0]  # nothing new: the same mark
+
+    def mark(thread_id: int = 0) -> str:
+        """The chat's mark as the live poll reads it (`Service.app.live`, by its link)."""
+        found = chat.service.app.live(chat.service.app.token(Place(chat_id, thread_id)))
+        assert found is not None and found.place == Place(chat_id, thread_id)
+        return found.mark
+
+    marks = [mark()]
+    assert mark() == marks[0]  # nothing new: the same mark
     for name, text in (
         ("小李", "/hu 老王 zimo"),
         ("小李", "/undo"),
@@ -238,8 +245,8 @@ def test_the_mark_changes_with_what_the_pages_show_on_both_backends(
         ("老王", "/reset confirm"),
     ):
         chat.say(name, text)
-        marks.append(service.app_mark(chat_id, 0))
+        marks.append(mark())
     assert len(set(marks)) == len(marks)
-    assert service.app_mark(chat_id, 7) != marks[-1]  # a topic has no open table
+    assert mark(7) != marks[-1]  # a topic has no open table
     chat.say("小李", "/standings")  # a view writes nothing
-    assert service.app_mark(chat_id, 0) == marks[-1]
+    assert mark() == marks[-1]

@@ -66,7 +66,7 @@ async def test_a_page_follows_the_chat_and_another_phone_without_reloading(
     hu = {"kind": "hu", "clauses": [{"winner": 3, "how": "zimo"}]}
     body = {"key": str(uuid.uuid4()), "form": hu}
     recorded = await second.evaluate(
-        "async (body) => (await (await import('/app/app.js')).api('record', body)).ok", body
+        "async (body) => (await (await import('/app/telegram.js')).api('record', body)).ok", body
     )
     assert recorded  # the second phone recorded through the page's own client
     hand = first.locator("main .card .hand", has_text="/hu Cat zimo")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bot.commands.parsing import ParseError, parse
 from bot.miniapp import auth, forms
 from bot.miniapp.api import update_id_of
 from bot.miniapp.members import Members, Role
 from bot.settings import InvalidSettings, Settings
+from service.requests import PlayerRef, RefKind
 
 TOKEN = "123:ABC"
 NOW = 1_800_000_000
@@ -114,13 +118,13 @@ FORMS = [
 @pytest.mark.parametrize("form", FORMS)
 def test_a_form_is_the_command_a_player_would_type(form: dict[str, Any]) -> None:
     text, request = forms.request(form, ["Ann", "Bob", "Cat", "Dan"])
-    assert request == parse(forms.command(form))
+    assert request == parse(text)  # the text shown reads back as exactly the request
     assert "1" not in text.split() and ("Ann" in text or form["kind"] == "liuju" or "Dan" in text)
 
 
 def test_names_the_parser_would_read_otherwise_keep_their_seat_numbers() -> None:
     form = {"kind": "gang", "player": 1, "type": "ming", "from": 2}
-    assert forms.request(form, ["me", "Bob"])[0] == "/gang 1 ming 2"
+    assert forms.request(form, ["me", "Bob"])[0] == "/gang 1 ming Bob"
     assert forms.request(form, ["Li Wei", "Bob"])[0] == "/gang 1 ming Bob"
     assert forms.request(form, ["Cat", "cat"])[0] == "/gang 1 ming 2"
 
@@ -139,7 +143,7 @@ def test_names_the_parser_would_read_otherwise_keep_their_seat_numbers() -> None
 )
 def test_a_form_no_tap_makes_is_a_form_error(form: Any) -> None:
     with pytest.raises(forms.FormError):
-        forms.command(form)
+        forms.request(form, ["Ann", "Bob", "Cat", "Dan"])
 
 
 def test_the_parser_refuses_what_it_refuses_typed() -> None:
@@ -177,3 +181,87 @@ def test_the_app_settings() -> None:
 def test_a_bad_app_setting_is_named(name: str, value: str, message: str) -> None:
     with pytest.raises(InvalidSettings, match=message):
         Settings.load(**{name: value})
+
+
+#: Names a table may have: plain ones, keywords (me, 自摸, pph, feng, an, out), look-alikes of
+#: scores (赢3, Ann-2) and of tiles (m1), names with a keyword inside (老王自摸), duplicates.
+NAMES = ["Ann", "bob", "Bob", "老王", "me", "我", "自摸", "pph", "feng", "Ming", "out", "出", "赢3"]
+NAMES += ["Ann-2", "m1", "老王自摸", "Li Wei", "@li", "7", "A.B", "小明", "杠开王", "qys"]
+SEAT = st.integers(1, 4)
+CLAUSE = st.fixed_dictionaries(
+    {"winner": SEAT, "how": st.sampled_from(sorted(forms.HOWS))},
+    optional={
+        "from": SEAT,
+        "chain": st.integers(1, 4),
+        "pattern": st.sampled_from(forms.PATTERN_WORDS),
+        "qys": st.booleans(),
+        "mq": st.booleans(),
+        "qqr": st.booleans(),
+        "sealed": SEAT,
+        "tiles": st.sampled_from(["11122233344455m", "[777p] 123m456m789s55s", "123m 456m"]),
+    },
+)
+FORM = st.one_of(
+    st.builds(lambda c: {"kind": "hu", "clauses": c}, st.lists(CLAUSE, min_size=1, max_size=3)),
+    st.fixed_dictionaries(
+        {"kind": st.just("gang"), "player": SEAT, "type": st.sampled_from(forms.KONG_WORDS)},
+        optional={"from": SEAT},
+    ),
+    st.builds(
+        lambda seats, out: {
+            "kind": "report",
+            "entries": [{"player": s, "table": 5 * s, "held": None} for s in seats],
+            "out": out,
+        },
+        st.permutations([1, 2, 3, 4]),
+        st.lists(SEAT, min_size=2, max_size=3, unique=True),
+    ),
+    st.builds(
+        lambda seats, balance: {
+            "kind": "score",
+            "entries": [{"player": s, "amount": f"+{s}.5"} for s in seats if s != balance],
+            "balance": balance,
+        },
+        st.lists(st.integers(1, 10), min_size=2, max_size=10, unique=True),
+        st.one_of(st.none(), st.integers(1, 10)),
+    ),
+    st.builds(
+        lambda payer, payee: {"kind": "pay", "payer": payer, "payee": payee, "amount": "2.5"},
+        st.integers(1, 10),
+        st.integers(1, 10),
+    ),
+)
+
+
+def by_seat(value: Any, seats: list[str]) -> Any:
+    """`value` with each player reference made the seat it names (a name: its seat)."""
+    if isinstance(value, PlayerRef):
+        if value.kind is RefKind.NAME:
+            return seats.index(value.value) + 1
+        return int(value.value) if value.kind is RefKind.SEAT else value
+    if isinstance(value, tuple):
+        return tuple(by_seat(item, seats) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: by_seat(getattr(value, f.name), seats) for f in fields(value)}
+        return replace(value, **changed)
+    return value
+
+
+TRICKY = ["Ann-2", "赢3", "me", "自摸", "老王自摸", "m1", "Bob", "小明", "Ann", "Cat"]
+
+
+@settings(max_examples=300)
+@given(FORM, st.lists(st.sampled_from(NAMES), min_size=10, max_size=10))
+@example({"kind": "score", "entries": [{"player": 7, "amount": "+1"}], "balance": 1}, TRICKY)
+@example({"kind": "score", "entries": [{"player": 7, "amount": "+1"}], "balance": 2}, TRICKY)
+@example({"kind": "pay", "payer": 3, "payee": 7, "amount": "2"}, TRICKY)
+@example({"kind": "gang", "player": 4, "type": "ming", "from": 5}, TRICKY)
+def test_a_form_and_its_text_make_one_request(form: dict[str, Any], seats: list[str]) -> None:
+    """Built together, without parsing: the text read back names the same players."""
+    try:
+        text, request = forms.request(form, seats)
+    except (forms.FormError, ParseError):
+        return
+    typed = parse(text)
+    assert type(typed) is type(request), text
+    assert by_seat(typed, seats) == by_seat(request, seats), text

@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.chat.origin import is_bare
-from bot.commands.parsing import COMMANDS, NotForThisBot, ParseError, command_text, parse
+from bot.commands.parsing import LATIN, NotForThisBot, ParseError, command_text, parse, read
 from service.names import clean
 from tests.emulator.api import Chat, User
 from tests.reliability.harness import (
@@ -131,7 +130,7 @@ words = st.one_of(
 @st.composite
 def random_command(draw: st.DrawFn) -> str:
     prefix = draw(st.sampled_from(PREFIXES))
-    word = draw(st.sampled_from((*COMMANDS, *EXTRA_COMMANDS)))
+    word = draw(st.sampled_from((*LATIN, *EXTRA_COMMANDS)))
     suffix = draw(st.sampled_from(SUFFIXES))
     args = draw(st.lists(words, max_size=7))
     sep = draw(st.sampled_from(SEPARATORS))
@@ -288,7 +287,8 @@ class Fuzzer:
             assert not sent, f"answered a non-command: {message!r}"
             return
         command = command_text(message, BOT_USERNAME) or message  # without a leading @bot
-        if is_bare(command, BOT_USERNAME, "hu"):
+        typed = read(command, BOT_USERNAME, marked=True)
+        if typed is not None and typed.name == "hu" and typed.alone(BOT_USERNAME):
             assert len(sent) == 1, f"{message!r}: {len(sent)} replies"  # the wizard, or ⚠️
             if outcome.warned:
                 assert self.snapshot() == before, f"a refused command changed data: {message!r}"

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 from telegram import Update
-from telegram.request import BaseRequest, RequestData
+from telegram.request import RequestData
 
 from bot.app import build_application
+from bot.delivery.passing_on import PassingOn
 from bot.delivery.polling import process_batch
 from bot.settings import Settings
 from service.context import Ctx
@@ -33,23 +34,13 @@ JSON = dict[str, Any]
 UNCOMPARED = frozenset({"callback_query_id"})
 
 
-class Recorder(BaseRequest):
+class Recorder(PassingOn):
     """The calls that reach the fake Telegram, in order: method, parameters as sent (their JSON
     texts) and files (name, MIME type)."""
 
     def __init__(self, inner: EmulatorRequest) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.calls: list[tuple[str, JSON]] = []
-
-    @property
-    def read_timeout(self) -> float | None:
-        return self.inner.read_timeout
-
-    async def initialize(self) -> None:
-        await self.inner.initialize()
-
-    async def shutdown(self) -> None:
-        await self.inner.shutdown()
 
     async def do_request(
         self, url: str, method: str, request_data: RequestData | None = None, *args: Any
@@ -62,7 +53,7 @@ class Recorder(BaseRequest):
             for name, (filename, _, mimetype) in request_data.multipart_data.items():
                 params[name] = (filename, mimetype)
             self.calls.append((api_method, params))
-        return await self.inner.do_request(url, method, request_data, *args)
+        return await super().do_request(url, method, request_data, *args)
 
 
 Deliver = Callable[[JSON], Awaitable[None]]

@@ -14,8 +14,8 @@ import pytest
 
 from bot.i18n import translator
 from bot.presentation import card as drawing
-from bot.presentation.chart import missing_glyphs
 from service.replies import Card, CardHand, CardLine
+from tests.glyphs import missing_glyphs
 
 NAMES = ("老王", "小李 🀄", "Chen🌸", "阿张😀", "Ана", "Mr. Very Long Name Indeed The Third")
 

@@ -14,9 +14,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from bot.presentation import chart, render_insight
+from bot.presentation.chart_process import draw
 from bot.presentation.numbers import fmt
 from bot.presentation.render import Renderer
 from service.replies import ChartData, ChartLine, ChartSeries
+from tests.glyphs import missing_glyphs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("老王", "Li", "$Zhang$", "_Chen", "喆")
@@ -68,7 +70,7 @@ def test_emoji_in_names_are_drawn_in_the_legend() -> None:
     legend is missing from every font, and matplotlib warns of no missing glyph."""
     assert chart.emoji_family() is not None
     legend = [f"{name} +1" for name in EMOJI_NAMES]
-    assert chart.missing_glyphs("".join(legend)) == set()
+    assert missing_glyphs("".join(legend)) == set()
     four = ChartData(1, False, (series("mahjong", EMOJI_NAMES[:4], 3),))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -82,7 +84,7 @@ def test_emoji_in_names_are_drawn_in_the_legend() -> None:
 
 def test_chinese_is_drawn_with_a_font_that_has_it() -> None:
     assert chart.cjk_family() is not None, "no CJK font: install pylopdf-fonts-zh-cn"
-    assert chart.missing_glyphs("".join(NAMES) + "第赛季麻将局数") == set()
+    assert missing_glyphs("".join(NAMES) + "第赛季麻将局数") == set()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         png = chart.render_chart(data(), "第 3 赛季 Season 3")
@@ -126,7 +128,7 @@ def test_a_long_season_is_quick() -> None:
 
 
 def test_the_chat_language_is_used() -> None:
-    png = render_insight.chart_png(Renderer("zh")._, data())
+    png = draw(data(), *render_insight.chart_texts(Renderer("zh")._, data()))
     png_size(png)
     assert render_insight.chart_title(Renderer("en")._, data()) == "Balances, season 3"
     archived = ChartData(season=2, archived=True, series=())

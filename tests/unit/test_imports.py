@@ -27,7 +27,10 @@ BOT_ALLOWED: dict[str, frozenset[str]] = {
         {"commands", "presentation", "delivery", "miniapp.link", "miniapp.members"}
         | {"i18n", "ptb_types"}
     ),
-    "miniapp": frozenset({"commands", "presentation", "i18n", "ptb_types", "settings"}),
+    # the app's records are posted in the chat as every reply is sent (delivery.messages)
+    "miniapp": frozenset(
+        {"commands", "presentation", "delivery.messages", "i18n", "ptb_types", "settings"}
+    ),
     # the console's --app serves the Mini App of its chat
     "console": frozenset({"app", "delivery", "settings", "miniapp", "i18n", "ptb_types"}),
     "settings": frozenset(),

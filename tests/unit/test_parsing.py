@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import fields
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,15 +13,15 @@ from babel.messages.extract import extract_from_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.commands import catalog
 from bot.commands.parsing import (
-    COMMANDS,
-    USAGE,
+    LATIN,
     NotForThisBot,
     ParseError,
-    command_name,
     command_text,
     normalise,
     parse,
+    read,
 )
 from scoring.games import Game
 from scoring.mahjong_model import KongKind, Pattern, WinType
@@ -55,6 +56,8 @@ from service.requests import (
     Stats,
     Undo,
 )
+
+USAGE = {command.name: command.usage for command in catalog.COMMANDS}
 
 ME = PlayerRef(RefKind.ME)
 
@@ -276,10 +279,10 @@ def test_commands_tuple() -> None:
             "start",
         ],
     }
-    assert expected <= set(COMMANDS)
-    assert all(c.isascii() and c.islower() for c in COMMANDS)
-    assert len(set(COMMANDS)) == len(COMMANDS)
-    for command in COMMANDS:
+    assert expected <= set(LATIN)
+    assert all(c.isascii() and c.islower() for c in LATIN)
+    assert len(set(LATIN)) == len(LATIN)
+    for command in LATIN:
         try:
             parse(f"/{command}")
         except ParseError as err:
@@ -289,6 +292,18 @@ def test_commands_tuple() -> None:
 def test_usage_is_marked_for_every_command() -> None:
     assert set(USAGE.values()) <= EXTRACTED
     assert USAGE["hu"] == "/hu <winner> <how> [pattern] [flags]"
+
+
+def test_a_command_without_a_parser_takes_no_arguments() -> None:
+    plain = [command for command in catalog.COMMANDS if command.parse is None]
+    assert {command.name for command in plain} >= {"players", "liuju", "me", "summary"}
+    for command in plain:
+        assert not fields(command.makes[0]), command.name
+        assert parse(f"/{command.name}") == command.makes[0]()
+        with pytest.raises(ParseError) as refused:
+            parse(f"/{command.name} x")
+        assert refused.value.usage == command.usage
+        assert refused.value.params == {"command": command.name, "word": "x"}
 
 
 # --- aliases, case, spacing, full width ---
@@ -840,6 +855,12 @@ def test_command_text(text: str, expected: str | None) -> None:
     assert command_text(text, "@Jifen_Bot") == expected
 
 
+def command_name(text: str) -> str | None:
+    """The name of the command `text` starts with, as Telegram marks it (any addressee)."""
+    typed = read(text, "jifen_bot", marked=True)
+    return None if typed is None else typed.name
+
+
 def test_command_name() -> None:
     assert [command_name(t) for t in ("/胡", "/hu@x", "/kong A an", "/排名", "/hu-x")] == [
         "hu",
@@ -854,7 +875,7 @@ def test_command_name() -> None:
 # --- robustness: nothing but ParseError, ever ---
 
 _VOCABULARY = [
-    *COMMANDS,
+    *LATIN,
     *[
         "zimo",
         "自摸",
@@ -942,14 +963,14 @@ def test_arbitrary_text_raises_only_parse_error(text: str, bot: str | None) -> N
     _safe_parse(text, bot)
 
 
-@given(st.sampled_from(COMMANDS), st.text(), st.sampled_from(["", " ", "@jifen_bot ", "\u3000"]))
+@given(st.sampled_from(LATIN), st.text(), st.sampled_from(["", " ", "@jifen_bot ", "\u3000"]))
 def test_arbitrary_arguments_raise_only_parse_error(command: str, args: str, sep: str) -> None:
     _safe_parse(f"/{command}{sep}{args}", "jifen_bot")
 
 
 @settings(max_examples=400)
 @given(
-    st.sampled_from(COMMANDS),
+    st.sampled_from(LATIN),
     st.lists(st.one_of(st.sampled_from(_VOCABULARY), st.text(max_size=4)), max_size=12),
 )
 def test_keyword_soup_raises_only_parse_error(command: str, words: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""A reply goes out through `bot.chat.replying.send`: in the message's chat and forum topic (not
+"""A reply goes out through `bot.delivery.messages.send`: in the message's chat and forum topic (not
 a reply thread that is no topic), in business chats and channels' direct messages, as HTML that
 does not quote the command; a long text in parts cut at line ends, the buttons on the last."""
 
@@ -14,9 +14,10 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest, RequestData
 
-from bot.chat.replying import send
+from bot.app import DEFAULTS
+from bot.delivery.messages import post, send
 from bot.presentation.markup import MAX_MESSAGE, markup
-from bot.presentation.render import Button, Out
+from bot.presentation.out import Button, Out
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "jifen", "username": "jifen_bot"}
 
@@ -79,7 +80,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", SHAPES)
 async def test_send_replies_in_the_chat_and_topic(shape: str) -> None:
     recorder = Recorder()
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         given = message(bot, **SHAPES[shape])
         for out in (Out("<b>老王</b> +3 &amp; 1&lt;2"), Out("x", ((Button("撤销", "u:1"),),))):
             await given.reply_text(
@@ -102,7 +103,7 @@ async def test_a_long_reply_goes_in_parts_with_the_buttons_on_the_last() -> None
     recorder = Recorder()
     line = "老王 " + "+3 " * 300
     text = "\n".join([line] * 12)
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         await send(message(bot), Out(text, ((Button("撤销", "u:1"),),)))
     bodies = [json.loads(body or b"{}") for _, body in recorder.sent]
     assert len(bodies) > 1
@@ -113,7 +114,23 @@ async def test_a_long_reply_goes_in_parts_with_the_buttons_on_the_last() -> None
 
 async def test_send_raises_telegram_errors() -> None:
     recorder = Recorder()
-    async with ExtBot("1:TOKEN", request=recorder) as bot:
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
         recorder.refuse = True
         with pytest.raises(BadRequest, match=r"(?i)chat not found"):
             await send(message(bot), Out("hi"))
+
+
+async def test_a_post_where_no_message_is_answered_goes_the_same_way() -> None:
+    """The Mini App's records: in the chat and topic, HTML, long texts in parts, buttons last."""
+    recorder = Recorder()
+    line = "老王 " + "+3 " * 300
+    text = "\n".join([line] * 12)
+    async with ExtBot("1:TOKEN", request=recorder, defaults=DEFAULTS) as bot:
+        await post(bot, -100123, 77, Out(text, ((Button("撤销", "u:1"),),)))
+        await post(bot, -100123, 0, Out("<b>老王</b> +3"))
+    bodies = [json.loads(body or b"{}") for _, body in recorder.sent]
+    *parts, plain = bodies
+    assert len(parts) > 1 and "\n".join(b["text"] for b in parts) == text
+    assert all(b["message_thread_id"] == "77" and b["parse_mode"] == "HTML" for b in parts)
+    assert ["reply_markup" in b for b in parts] == [False] * (len(parts) - 1) + [True]
+    assert plain["text"] == "<b>老王</b> +3" and "message_thread_id" not in plain

@@ -1,25 +1,11 @@
-// jifen's Mini App: plain ES module, no library. The launch data comes from the URL's hash as
-// Telegram passes it (#tgWebAppData=…&tgWebAppThemeParams=…); the client is told things through
-// TelegramWebviewProxy.postEvent (mobile), the parent frame (web), or nothing (a browser).
+// jifen's Mini App: plain ES modules, no library. Its ties to Telegram and the server are in
+// telegram.js, what it draws with in dom.js; each tab is a page of `pages` (record.js: Record).
 import { drawChart } from "./chart.js";
+import { el, t, useWords } from "./dom.js";
 import { follow } from "./live.js";
 import { recordPage } from "./record.js";
+import { api, chatToken, hash, initData, postEvent } from "./telegram.js";
 import { drawHand } from "./tiles.js";
-
-const hash = new URLSearchParams(location.hash.slice(1));
-const initData = hash.get("tgWebAppData") || "";
-const launch = new URLSearchParams(initData);
-const chatToken =
-  launch.get("start_param") || hash.get("tgWebAppStartParam") ||
-  new URLSearchParams(location.search).get("startapp") || "";
-
-export function postEvent(type, data = {}) {
-  const proxy = window.TelegramWebviewProxy;
-  if (proxy && proxy.postEvent) proxy.postEvent(type, JSON.stringify(data));
-  else if (window.parent !== window) {
-    window.parent.postMessage(JSON.stringify({ eventType: type, eventData: data }), "*");
-  }
-}
 
 function launchTheme() {
   try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch { return {}; }
@@ -49,46 +35,13 @@ function applyTheme(theme) {
   if (Object.keys(theme).length) root.classList.add("themed");
 }
 
-export async function api(path, body) {
-  const response = await fetch(`/app/api/${path}`, {
-    method: body ? "POST" : "GET",
-    headers: { "X-Telegram-Init-Data": initData, "X-Jifen-Chat": chatToken, "Content-Type": "application/json" },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!response.ok) throw Object.assign(new Error(String(response.status)), { response });
-  return response.json();
-}
-
 function setOffline(offline) {
   const badge = document.getElementById("live");
   badge.hidden = !offline;
   badge.textContent = t("offline_live");
 }
 
-export const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "html") node.innerHTML = value;  // the server's rendered, escaped HTML
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== false && value != null) node.setAttribute(key, value === true ? "" : value);
-  }
-  node.append(...children.filter((c) => c != null));
-  return node;
-};
-
-let toastTimer;
-export function toast(text, bad = false) {
-  const node = document.getElementById("toast");
-  node.textContent = text;
-  node.className = bad ? "bad" : "";
-  node.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { node.hidden = true; }, bad ? 5000 : 2500);
-}
-
 const state = { data: null, tab: "standings", season: null, player: "", shown: 0, qr: null };
-export const t = (key, params = {}) =>
-  (state.data?.strings.page[key] || key).replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
 const amountClass = (text) => (text.startsWith("-") ? "neg" : text === "0" ? "" : "pos");
 
 function seasonTitle(s) {
@@ -211,6 +164,7 @@ async function load({ live: following = false } = {}) {
     data.history = (await api(`history?n=${state.shown}${season ? `&season=${state.season}` : ""}`)).hands;
   } else state.shown = 30;
   state.data = data;
+  useWords(data.strings.page);
   document.documentElement.lang = state.data.lang === "zh" ? "zh-Hans" : "en";
   if (following && state.tab === "record") return;
   show();

@@ -4,7 +4,8 @@
 // refuse is undone on the spot with the reason. Boxes are built once per form and updated in
 // place, so typing keeps focus and value. "Record it" sends the form with an idempotency key,
 // kept for retries until the server confirms; the result stays on screen with Undo.
-import { api, el, postEvent, t, toast } from "./app.js";
+import { el, t, toast } from "./dom.js";
+import { api, postEvent } from "./telegram.js";
 import { tileKeyboard } from "./tiles.js";
 
 const HOWS = ["zimo", "dianpao", "gangkai", "gangpao", "qianggang", "quanqiupao", "haidilao", "haidipao", "tianhu", "dihu", "renhu"];

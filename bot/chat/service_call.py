@@ -10,10 +10,10 @@ from telegram.ext import ContextTypes
 
 from bot.chat.admin_check import is_admin, needs_admin_check
 from bot.chat.origin import channel_of
-from bot.i18n import pick_language
 from bot.presentation.render import Renderer
 from service.context import Actor, Ctx
 from service.core import Answer, Service
+from service.language import shown
 from service.names import clean, member_name
 from service.requests import Request
 
@@ -24,18 +24,18 @@ def service(context: ContextTypes.DEFAULT_TYPE) -> Service:
 
 
 async def renderer_for(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Renderer:
-    """The chat's language (its setting, read from the database), else the sender's. Only
-    a read: a refused command keeps nothing, not even the chat's first language."""
+    """A renderer in the language the service gives a reply in this chat to this sender
+    (`Service.language`: only a read), where no request runs."""
     chat, user = update.effective_chat, update.effective_user
     code = user.language_code if user else None
-    chat_lang = await asyncio.to_thread(service(context).chat_language, chat.id) if chat else None
-    return Renderer(pick_language(chat_lang, code))
+    if chat is None:
+        return Renderer(shown(None, code))
+    return Renderer(await asyncio.to_thread(service(context).language, chat.id, code))
 
 
-def renderer_of(answer: Answer, update: Update) -> Renderer:
-    """The language that came with the answer: no second transaction on the hot path."""
-    user = update.effective_user
-    return Renderer(pick_language(answer.lang, user.language_code if user else None))
+def renderer_of(answer: Answer) -> Renderer:
+    """A renderer in the language that came with the answer: no second transaction."""
+    return Renderer(answer.lang)
 
 
 def actor_of(update: Update) -> Actor:

@@ -1,0 +1,106 @@
+"""A reply sent in the chat as its type wants: most as their rendered message (`send` of
+`bot.delivery.messages`), /chart and /export as files, a card as a photo, an archived season
+with its card, /me with the button that opens it in the app, /me in a group with the button to
+the private chat."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from telegram import Message, Update
+from telegram.ext import ContextTypes
+
+from bot.chat import cards, files
+from bot.delivery.messages import send
+from bot.i18n import N_
+from bot.miniapp.link import me_page
+from bot.miniapp.members import current_groups
+from bot.presentation.out import Button, Out
+from bot.presentation.render import Renderer
+from bot.presentation.render_beyond import ME_OPEN
+from service.replies import Card, ChartData, ExportData, MeElsewhere, MeView, Reply, ResetDone
+
+#: t.me/<bot>?start=me: the private chat with the bot opens with /start me (/me there).
+DEEP_LINK = "me"
+
+#: A type's sender: the update, its context, the message answered, the renderer, the reply.
+Sender = Callable[[Update, ContextTypes.DEFAULT_TYPE, Message, Renderer, Any], Awaitable[None]]
+
+
+async def send_reply(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    message: Message,
+    renderer: Renderer,
+    reply: Reply,
+) -> None:
+    """Answer `message` (in its chat and topic) with `reply`, as its type is sent."""
+    sender = SENDERS.get(type(reply))
+    if sender is None:
+        await send(message, renderer.render(reply))
+    else:
+        await sender(update, context, message, renderer, reply)
+
+
+async def _file(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    message: Message,
+    r: Renderer,
+    data: ChartData | ExportData,
+) -> None:
+    await files.send_file(message, r, data)
+
+
+async def _card(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, r: Renderer, card: Card
+) -> None:
+    await cards.send_card(message, r, card)
+
+
+async def _archived(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    message: Message,
+    r: Renderer,
+    done: ResetDone,
+) -> None:
+    if not await cards.with_season_card(update, context, message, r, done):
+        await send(message, r.render(done))
+
+
+async def _me(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, r: Renderer, v: MeView
+) -> None:
+    """The record (in the private chat) of the groups the member is in now, and the button
+    that opens it in the app if set up."""
+    if update.effective_user is not None:  # asked of Telegram afresh: its current groups
+        v = await current_groups(context.bot, update.effective_user.id, v)
+    out, page = r.render(v), me_page(context)
+    if page is not None:
+        out = Out(out.text, (*out.buttons, (Button(r._(N_("Open in the app")), web_app=page),)))
+    await send(message, out)
+
+
+async def _elsewhere(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    message: Message,
+    r: Renderer,
+    v: MeElsewhere,
+) -> None:
+    """/me in a group: a short line and a button that opens the private chat, never the record."""
+    url = f"https://t.me/{context.bot.username}?start={DEEP_LINK}"
+    out = r.render(v)
+    await send(message, Out(out.text, ((Button(r._(ME_OPEN), url=url),),)))
+
+
+SENDERS: Mapping[type, Sender] = {
+    ChartData: _file,
+    ExportData: _file,
+    Card: _card,
+    ResetDone: _archived,
+    MeView: _me,
+    MeElsewhere: _elsewhere,
+}

@@ -1,0 +1,77 @@
+"""The reads: each request that only looks (/standings, /history, /settle, /players, /me…)
+answered from one snapshot of the database (`look`); `Service` runs them, and the Mini App's
+screen runs several in one (`service.app`)."""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Connection
+
+from service import cards, insight, mahjong, me, rating, tables, views
+from service import settle as settling
+from service.context import Ctx
+from service.errors import N_
+from service.replies import HelpView, Info, MeElsewhere, Reply
+from service.requests import (
+    Chart,
+    Export,
+    Help,
+    History,
+    Me,
+    Rating,
+    Request,
+    Rules,
+    SeasonCard,
+    Seasons,
+    Settle,
+    ShowPlayers,
+    Standings,
+    Stats,
+    Summary,
+)
+from service.unit import Tx
+from storage.gateway import chats
+
+
+def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
+    """The reply of a read request, from the snapshot `db`."""
+    match request:
+        case Standings():
+            return views.standings(db, ctx.chat_id, ctx.thread_id, request)
+        case History():
+            return views.history(db, ctx.chat_id, request)
+        case Settle():
+            return settling.settle(db, ctx, request)
+        case Seasons():
+            return views.seasons(db, ctx.chat_id)
+        case Rules():
+            return views.rules(db, ctx.chat_id, ctx.thread_id, request)
+        case ShowPlayers():
+            return _players(db, ctx, request)
+        case Help():
+            return HelpView()
+        case Stats():
+            return insight.stats(db, ctx.chat_id, request)
+        case Chart():
+            return insight.chart_data(db, ctx.chat_id, request)
+        case Export():
+            return insight.export_rows(db, ctx.chat_id, request)
+        case Me():
+            private = ctx.actor.user_id is not None and ctx.actor.user_id == ctx.chat_id
+            return me.me(db, ctx.chat_id) if private else MeElsewhere()
+        case Rating():
+            return rating.rating_view(db, ctx.chat_id)
+        case Summary():
+            return cards.night(db, ctx.chat_id)
+        case SeasonCard():
+            return cards.season_card(db, ctx.chat_id, request.season)
+    raise TypeError(f"no use case for {type(request).__name__}")
+
+
+def _players(db: Connection, ctx: Ctx, request: ShowPlayers) -> Reply:
+    chat = chats.get_chat(db, ctx.chat_id)
+    season = chats.current_season(db, ctx.chat_id) if chat else None
+    if chat is None or season is None:
+        return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
+    tx = Tx(db, chat, season, ctx)
+    view = tables.show_players(tx, request)
+    return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict
