@@ -9,7 +9,7 @@ them), /chart a few hundred points (of a short season's ledger, or of a long one
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -168,14 +168,30 @@ def _every_record(
 ) -> dict[str, list[Point]]:
     """Each unit's balances after evenly spaced live records (every one when few), the last
     one left out (the balances now): one streamed pass over the season's payments."""
-    samples = {unit: _Samples(n) for unit, n in counts.items()}
+    return balances_after(db, season_id, {unit: _evenly(n) for unit, n in counts.items()})
+
+
+def _evenly(records: int) -> set[int]:
+    """At most `CHART_POINTS` evenly spaced counts of records played, before the last."""
+    step = max(1, -(-records // CHART_POINTS))  # ceil: at most CHART_POINTS samples
+    return set(range(step, records, step))
+
+
+def balances_after(
+    db: Connection, season_id: int, wanted: Mapping[str, Collection[int]]
+) -> dict[str, list[Point]]:
+    """Each unit's balances after each `wanted` count of its live records (and none played),
+    from one streamed pass over the season's payments."""
+    samples = {unit: _Samples(at) for unit, at in wanted.items()}
     last_event = None
     sampler: _Samples | None = None
     for event_id, game, unit, payer, payee, amount in book.stream_live_payments(db, season_id):
         if event_id != last_event:
             if sampler is not None:
                 sampler.hand_done()
-            sampler, last_event = samples[unit or marks.unit_of(game)], event_id
+            unit = unit or marks.unit_of(game)
+            sampler = samples.setdefault(unit, _Samples(()))
+            last_event = event_id
         if amount is not None and sampler is not None:
             sampler.pay(payer, payee, amount)
     if sampler is not None:
@@ -184,11 +200,10 @@ def _every_record(
 
 
 class _Samples:
-    """A series' running balances, kept at evenly spaced records before the last."""
+    """A series' running balances, kept after the wanted counts of records played."""
 
-    def __init__(self, hands: int) -> None:
-        step = max(1, -(-hands // CHART_POINTS))  # ceil: at most CHART_POINTS samples
-        self.wanted = set(range(step, hands, step))
+    def __init__(self, wanted: Collection[int]) -> None:
+        self.wanted = set(wanted)
         self.balance: dict[int, Fraction | int] = defaultdict(int)
         self.played = 0
         self.kept: list[Point] = [(0, {})]

@@ -12,7 +12,9 @@ anew from the ledger (turning the rating on, a chat move)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
@@ -21,9 +23,10 @@ from openskill.models import PlackettLuce
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game, Unit
+from scoring.hand_stats import Payment
 from service.errors import N_
 from service.replies import Info, RatedSitting, RatingGame, RatingLine, RatingView
-from storage.gateway import chats, players, ratings
+from storage.gateway import chats, players, ratings, records
 from storage.gateway.ledger import NEWEST
 from storage.models import EventRow, RatingSittingRow, TransferRow
 
@@ -188,6 +191,80 @@ def rebuild(db: Connection, chat_id: int) -> None:
     for sitting in sorted(done, key=lambda s: (s.unit, s.first_seq)):
         sitting.ratings = before[sitting.unit] = rate(before.get(sitting.unit, {}), sitting)
     ratings.save(db, done)
+
+
+# --- the view computed when asked: one pass over the chat's hands ---------------------------
+
+
+@dataclass
+class Sitting:
+    """A sitting as /rating counts it: its players' nets and live hands, and everyone's
+    ratings after it (player id → (mu, sigma, sittings))."""
+
+    unit: str
+    table_id: int
+    first_seq: int
+    first_at: datetime
+    last_at: datetime
+    hands: int = 0
+    nets: dict[int, Fraction | int] = field(default_factory=dict)
+    played: dict[int, int] = field(default_factory=dict)  # live hands per player
+    ratings: dict[int, tuple[float, float, int]] = field(default_factory=dict)
+
+    def add(self, nets: Mapping[int, Fraction | int]) -> None:
+        self.hands += 1
+        for pid, net in nets.items():
+            self.nets[pid] = self.nets.get(pid, 0) + net
+            self.played[pid] = self.played.get(pid, 0) + 1
+
+
+def nets_of(data: Mapping[str, Any], payments: Iterable[Payment]) -> Nets:
+    """Each player's net of a hand: the seated players (0 included) and anyone it pays."""
+    nets: Nets = {int(pid): 0 for pid in data.get("seats") or () if pid is not None}
+    for p in payments:
+        if p.payer is not None:
+            nets[p.payer] = nets.get(p.payer, 0) - p.amount
+        if p.payee is not None:
+            nets[p.payee] = nets.get(p.payee, 0) + p.amount
+    return nets
+
+
+def sittings(db: Connection, chat_id: int) -> dict[str, list[Sitting]]:
+    """The chat's sittings of each game, oldest first, each with everyone's ratings after it:
+    one pass over the chat's hands (an undone hand opens or extends a sitting as play, and adds
+    nothing to its nets)."""
+    by_unit: dict[str, list[Sitting]] = defaultdict(list)
+    open_: dict[tuple[str, int], Sitting] = {}
+    for hand in records.of_chat(db, chat_id):
+        unit, table_id = unit_of(hand.game, hand.data), hand.table_id or 0
+        sitting = open_.get((unit, table_id))
+        if sitting is None or hand.created_at - sitting.last_at > SITTING_GAP:
+            sitting = Sitting(unit, table_id, hand.seq, hand.created_at, hand.created_at)
+            open_[(unit, table_id)] = sitting
+            by_unit[unit].append(sitting)
+        sitting.last_at = max(sitting.last_at, hand.created_at)
+        if not hand.undone:
+            sitting.add(nets_of(hand.data, hand.payments))
+    for rows in by_unit.values():
+        before: dict[int, tuple[float, float, int]] = {}
+        for sitting in rows:
+            sitting.ratings = before = rated(before, sitting)
+    return dict(by_unit)
+
+
+def rated(
+    before: Mapping[int, tuple[float, float, int]], sitting: Sitting
+) -> dict[int, tuple[float, float, int]]:
+    """Everyone's ratings after a sitting: those before it, its players' updated by places."""
+    played = {pid: net for pid, net in sitting.nets.items() if sitting.played[pid] > 0}
+    after = dict(before)
+    if len(played) < 2:
+        return after
+    ranked = places(played)
+    teams = [[_rating(before.get(pid))] for pid, _ in ranked]
+    for (pid, _), [r] in zip(ranked, MODEL.rate(teams, ranks=[p for _, p in ranked]), strict=True):
+        after[pid] = (r.mu, r.sigma, before[pid][2] + 1 if pid in before else 1)
+    return after
 
 
 # --- /rating --------------------------------------------------------------------------------

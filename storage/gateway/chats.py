@@ -93,6 +93,20 @@ _SEASONS = (
     .where(season.c.chat_id == bindparam("chat_id"))
     .order_by(season.c.number)
 )
+_LIVE_HANDS_OF_SEASON = (
+    select(func.count())
+    .where(
+        event.c.season_id == season.c.id,
+        event.c.kind == EventKind.HAND.value,
+        event.c.undone_by.is_(None),
+    )
+    .scalar_subquery()
+)
+_SEASONS_COUNTED = (
+    select(season, _LIVE_HANDS_OF_SEASON)
+    .where(season.c.chat_id == bindparam("chat_id"))
+    .order_by(season.c.number)
+)
 
 
 def lock(
@@ -191,6 +205,13 @@ def seasons_with_hands(db: Connection, chat_id: int) -> list[tuple[SeasonRow, in
     """The chat's seasons, first first, each with its number of live hands (not undone: as
     /stats counts them), as kept with the season's statistics (`storage.gateway.stats`)."""
     rows = db.execute(_SEASONS, {"chat_id": chat_id})
+    width = len(season.c)
+    return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]
+
+
+def seasons_counted(db: Connection, chat_id: int) -> list[tuple[SeasonRow, int]]:
+    """The chat's seasons, first first, each with its number of live hands, counted."""
+    rows = db.execute(_SEASONS_COUNTED, {"chat_id": chat_id})
     width = len(season.c)
     return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]
 

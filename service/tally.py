@@ -1,0 +1,70 @@
+"""A season's statistics, computed when asked from one streamed pass over its hands
+(`storage.gateway.records`): what /stats and /me show besides the nets, which are the balances.
+`scoring.hand_stats` defines what one hand adds; an undone hand adds nothing but its count."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from sqlalchemy.engine import Connection
+
+from scoring.hand_stats import COUNTERS, hand_stats
+from storage.gateway import records
+from storage.gateway.records import Record
+
+
+@dataclass
+class SeasonTally:
+    """The live hands' tallies added up."""
+
+    counts: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)  # (unit, player)
+    wins: dict[tuple[str, int], Counter[Fraction | int]] = field(default_factory=dict)  # values
+    pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)  # paid (mahjong)
+    hands: dict[str, list[int]] = field(default_factory=dict)  # unit → [live, undone]
+    mates: Counter[tuple[int, int]] = field(default_factory=Counter)  # (player, mate) → hands
+
+    def add(self, record: Record) -> None:
+        tally = hand_stats(record.game, record.data, record.payments)
+        unit = tally.unit
+        counted = self.hands.setdefault(unit, [0, 0])
+        if record.undone:
+            counted[1] += 1
+            return
+        counted[0] += 1
+        for pid, added in tally.counts.items():
+            mine = self.counts.get((unit, pid))
+            if mine is None:
+                mine = self.counts[(unit, pid)] = dict.fromkeys(COUNTERS, 0)
+            for name, n in added.items():
+                mine[name] += n
+        for pid, value in tally.wins:
+            self.wins.setdefault((unit, pid), Counter())[value] += 1
+        for pair, paid in tally.pairs.items():
+            self.pairs[pair] = self.pairs.get(pair, 0) + paid
+        people = tally.people
+        self.mates.update((a, b) for a in people for b in people if a != b)
+
+    def live(self, unit: str) -> int:
+        """The unit's live hands."""
+        return self.hands.get(unit, [0, 0])[0]
+
+    @property
+    def undone(self) -> int:
+        return sum(undone for _, undone in self.hands.values())
+
+
+def season(db: Connection, season_id: int) -> SeasonTally:
+    """The season's tally, from one pass over its hands."""
+    return seasons(db, [season_id])[season_id]
+
+
+def seasons(db: Connection, season_ids: Iterable[int]) -> dict[int, SeasonTally]:
+    """Each season's tally, from one pass over their hands."""
+    wanted = list(season_ids)
+    out = {season_id: SeasonTally() for season_id in wanted}
+    for record in records.of_seasons(db, wanted):
+        out[record.season_id].add(record)
+    return out
