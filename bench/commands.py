@@ -168,8 +168,8 @@ def _nights(engine: Engine, chat: Chat, times: int) -> None:
 
 
 def _rated(path: Path, chat: Chat) -> None:
-    """``/set rating on`` for the chat, as the service does it: its view built from the
-    ledger (untimed)."""
+    """``/set rating on`` for the chat (untimed); an older revision kept the rating's view:
+    built from the ledger then, as its service did."""
     from service import rating  # here: `python -m bench --paths` of an older tree
     from storage.unit_of_work import UnitOfWork
 
@@ -177,7 +177,9 @@ def _rated(path: Path, chat: Chat) -> None:
     try:
         with UnitOfWork(engine).transaction() as db:
             db.exec_driver_sql("UPDATE chat SET rating = 1 WHERE id = ?", (chat.id,))
-            rating.rebuild(db, chat.id)
+            rebuild = getattr(rating, "rebuild", None)
+            if rebuild is not None:
+                rebuild(db, chat.id)
     finally:
         engine.dispose()
 

@@ -195,11 +195,7 @@ class Service:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
         with any the new id has already (see `storage.gateway.chat_move`)."""
         with self.uow.transaction() as db:
-            moved = chat_move.move_chat(db, old_id, new_id)
-            kept = chats.get_chat(db, new_id)
-            if moved == "merged" and kept is not None and kept.rating:
-                rating.rebuild(db, new_id)  # the view of the ledger, made anew
-            return moved
+            return chat_move.move_chat(db, old_id, new_id)
 
     def try_out(self, ctx: Ctx, request: Request) -> Answer:
         """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`

@@ -9,14 +9,14 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game
-from service import rating, repeats
+from service import repeats
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import HandView, Info, Payment, UndoAsk, Undone, UndoPick
 from service.requests import Undo
 from service.squaring import hand_par, par_weights
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import players, stats, tables
+from storage.gateway import players, tables
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 
@@ -140,10 +140,6 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         if par := hand_par(transfers, seats, par_weights(target.data)):
             back = {pid: -value for pid, value in par.items()}
             book.move_pars(tx.db, target.season_id, transfers[0].unit, back)
-    if target.kind == EventKind.HAND:
-        stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
-        if tx.chat.rating:
-            rating.uncounted(tx.db, tx.chat.id, target, transfers)
     dealer = None
     if (
         newest
@@ -249,8 +245,8 @@ def pay_out(
     balances: Mapping[int, Fraction | int | None],
 ) -> dict[int, Fraction | int]:
     """A record's payments written and the season's balances moved by them (`balances`: the
-    seated players' before, `seated_with_balances`); a hand or round also counts in /stats, a
-    transfer in the balances only. Returns the balances after it, by player id."""
+    seated players' before, `seated_with_balances`) and their pars (a record not zero-sum).
+    Returns the balances after it, by player id."""
     after = book.add_transfers(
         tx.db,
         transfers,
@@ -262,10 +258,6 @@ def pay_out(
     # not zero-sum: the average goes to the seats (a marathon of four: as its score is shared)
     if par := hand_par(transfers, table.seats, par_weights(event.data)):
         book.move_pars(tx.db, tx.season.id, unit, par)
-    if event.kind == EventKind.HAND:
-        stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)
-        if tx.chat.rating:
-            rating.counted(tx.db, tx.chat.id, event, transfers)
     return after
 
 

@@ -35,7 +35,7 @@ from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import stats, tables
+from storage.gateway import reminders, tables
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
@@ -144,7 +144,7 @@ def _settle(
     view = recorded_view(tx, event, transfers, people)
     # The long hint once per player and season: the win's line says "not 门清" every time.
     unsure = [people[wins[i].winner] for i in unsaid]
-    first = stats.first_reminders(tx.db, tx.season.id, "menqing", [p.id for p in unsure])
+    first = reminders.first_reminders(tx.db, tx.season.id, "menqing", [p.id for p in unsure])
     remind = tuple(dict.fromkeys(p.name for p in unsure if p.id in first))
     return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=remind)
 

@@ -21,7 +21,7 @@ class SeasonTally:
     """The live hands' tallies added up."""
 
     counts: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)  # (unit, player)
-    wins: dict[tuple[str, int], Counter[Fraction | int]] = field(default_factory=dict)  # values
+    wins: dict[tuple[str, int], Counter[Fraction]] = field(default_factory=dict)  # values
     pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)  # paid (mahjong)
     hands: dict[str, list[int]] = field(default_factory=dict)  # unit → [live, undone]
     mates: Counter[tuple[int, int]] = field(default_factory=Counter)  # (player, mate) → hands
@@ -41,7 +41,7 @@ class SeasonTally:
             for name, n in added.items():
                 mine[name] += n
         for pid, value in tally.wins:
-            self.wins.setdefault((unit, pid), Counter())[value] += 1
+            self.wins.setdefault((unit, pid), Counter())[Fraction(value)] += 1
         for pair, paid in tally.pairs.items():
             self.pairs[pair] = self.pairs.get(pair, 0) + paid
         people = tally.people

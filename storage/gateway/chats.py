@@ -9,7 +9,7 @@ from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Row
 
 from scoring.games import EventKind
-from storage.gateway import Upsert, first, shaped
+from storage.gateway import Upsert, every, first, shaped
 from storage.models import (
     ChatRow,
     SeasonRow,
@@ -20,7 +20,6 @@ from storage.models import (
     game_table,
     processed_update,
     season,
-    stat_hands,
 )
 
 Earlier = tuple[int | None]  # how an update was processed before: (the event it recorded,)
@@ -83,16 +82,6 @@ _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.season_id == bindparam("season_id"),
     event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
 )
-_HANDS_OF_SEASON = (
-    select(func.coalesce(func.sum(stat_hands.c.live), 0))
-    .where(stat_hands.c.season_id == season.c.id)
-    .scalar_subquery()
-)
-_SEASONS = (
-    select(season, _HANDS_OF_SEASON)
-    .where(season.c.chat_id == bindparam("chat_id"))
-    .order_by(season.c.number)
-)
 _LIVE_HANDS_OF_SEASON = (
     select(func.count())
     .where(
@@ -102,11 +91,10 @@ _LIVE_HANDS_OF_SEASON = (
     )
     .scalar_subquery()
 )
-_SEASONS_COUNTED = (
-    select(season, _LIVE_HANDS_OF_SEASON)
-    .where(season.c.chat_id == bindparam("chat_id"))
-    .order_by(season.c.number)
+_SEASONS_OF = (
+    select(season).where(season.c.chat_id == bindparam("chat_id")).order_by(season.c.number)
 )
+_SEASONS = _SEASONS_OF.add_columns(_LIVE_HANDS_OF_SEASON)
 
 
 def lock(
@@ -201,17 +189,15 @@ def last_hand_no(db: Connection, season_id: int, table_id: int) -> int | None:
     return None if found is None else int(found)
 
 
+def seasons_of(db: Connection, chat_id: int) -> list[SeasonRow]:
+    """The chat's seasons, first first."""
+    return every(SeasonRow, db.execute(_SEASONS_OF, {"chat_id": chat_id}))
+
+
 def seasons_with_hands(db: Connection, chat_id: int) -> list[tuple[SeasonRow, int]]:
     """The chat's seasons, first first, each with its number of live hands (not undone: as
-    /stats counts them), as kept with the season's statistics (`storage.gateway.stats`)."""
+    /stats counts them)."""
     rows = db.execute(_SEASONS, {"chat_id": chat_id})
-    width = len(season.c)
-    return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]
-
-
-def seasons_counted(db: Connection, chat_id: int) -> list[tuple[SeasonRow, int]]:
-    """The chat's seasons, first first, each with its number of live hands, counted."""
-    rows = db.execute(_SEASONS_COUNTED, {"chat_id": chat_id})
     width = len(season.c)
     return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]
 

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import String, and_, bindparam, case, func, insert, select, type_coerce, update
 from sqlalchemy.engine import Connection
 
-from scoring.games import EventKind
-from storage.gateway import Upsert, every, first, marks, shaped
+from scoring.games import EventKind, Game
+from storage.gateway import Upsert, every, first, shaped
 from storage.models import (
     BalanceRow,
     ChatRow,
@@ -176,8 +176,7 @@ def add_event(
     tiles: str = "",
 ) -> EventRow:
     """Append an event numbered in the chat (1, 2, …); a hand (or a transfer) also takes its
-    table's next hand number in the season. The chat's row is locked, so both stay gapless.
-    Every `marks.MARK_EVERY`-th event, the balances as they stood before it are marked."""
+    table's next hand number in the season. The chat's row is locked, so both stay gapless."""
     values: dict[str, Any] = {
         "chat_id": chat.id,
         "season_id": season_id,
@@ -196,7 +195,6 @@ def add_event(
         event_id, seq, hand_no = db.execute(_ADD_HAND, {**values, **numbering}).one()
     else:
         event_id, seq, hand_no = db.execute(_ADD_EVENT, {**values, "of_chat": chat.id}).one()
-    marks.mark(db, season_id, seq)  # before the event's transfers: the balances before it
     return EventRow(id=event_id, seq=seq, hand_no=hand_no, **values)
 
 
@@ -376,6 +374,12 @@ _LIVE_PAYMENTS = (
     .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
     .order_by(event.c.seq, transfer.c.id)
 )
+_LIVE_COUNTS = (  # a record's transfers share a unit; a record without any: its game's
+    select(transfer.c.unit, event.c.game, func.count(event.c.id.distinct()))
+    .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
+    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
+    .group_by(transfer.c.unit, event.c.game)
+)
 _EXPORT_SIZE = (
     select(
         func.count(transfer.c.id),
@@ -397,6 +401,15 @@ def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine
     params = {"season_id": season_id}
     for row in db.execute(_LIVE_PAYMENTS, params, execution_options={"yield_per": 2000}):
         yield tuple(row)
+
+
+def live_counts(db: Connection, season_id: int) -> dict[str, int]:
+    """Each unit's live records (hands and transfers) in the season."""
+    counts: dict[str, int] = {}
+    for unit, game, n in db.execute(_LIVE_COUNTS, {"season_id": season_id}):
+        key = unit or Game(game).unit.value
+        counts[key] = counts.get(key, 0) + int(n)
+    return counts
 
 
 def export_size(db: Connection, season_id: int) -> tuple[int, int, range]:
