@@ -46,7 +46,7 @@ class HandStats:
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
     wins: list[tuple[int, Fraction | int]] = field(default_factory=list)  # (winner, value)
-    pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
+    pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)
     people: frozenset[int] = frozenset()
 
     def add(self, pid: int, counter: str) -> None:
@@ -95,7 +95,7 @@ def _mahjong(
     for p in payments:
         if p.payer is not None and p.payee is not None:
             pair = (p.payer, p.payee)
-            out.pairs[pair] = out.pairs.get(pair, Fraction(0)) + p.amount
+            out.pairs[pair] = out.pairs.get(pair, 0) + p.amount
     dealt_in: set[int] = set()
     for win in data.get("wins", []):
         winner = int(win["winner"])

@@ -59,7 +59,7 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     free: dict[str, list[FreeLine]] = defaultdict(list)
     for (unit, pid), c in counts.items():
         total = net.get((unit, pid), Fraction(0))
-        values = list(kept.wins.get((unit, pid), {}).items())
+        values = [(Fraction(v), t) for v, t in kept.wins.get((unit, pid), {}).items()]
         if Unit.of(unit) is Unit.FREE:
             free[unit].append(
                 FreeLine(

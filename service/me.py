@@ -40,11 +40,12 @@ class _Tally:
         self.counts = dict.fromkeys(COUNTERS, 0)
         self.biggest: Fraction | None = None
 
-    def add(self, counts: dict[str, int], wins: Iterable[Fraction]) -> None:
+    def add(self, counts: dict[str, int], wins: Iterable[Fraction | int]) -> None:
         for name in COUNTERS:
             self.counts[name] += counts.get(name, 0)
         for value in wins:
-            self.biggest = value if self.biggest is None else max(self.biggest, value)
+            won = Fraction(value)
+            self.biggest = won if self.biggest is None else max(self.biggest, won)
 
     def view(self) -> MeCounts:
         c = self.counts

@@ -21,10 +21,10 @@ class SeasonTally:
     """The live hands' tallies added up."""
 
     counts: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)  # (unit, player)
-    wins: dict[tuple[str, int], Counter[Fraction]] = field(default_factory=dict)  # values
+    wins: dict[tuple[str, int], Counter[Fraction | int]] = field(default_factory=dict)  # values
     pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)  # paid (mahjong)
     hands: dict[str, list[int]] = field(default_factory=dict)  # unit → [live, undone]
-    mates: Counter[tuple[int, int]] = field(default_factory=Counter)  # (player, mate) → hands
+    tables: Counter[frozenset[int]] = field(default_factory=Counter)  # who played, how often
 
     def add(self, record: Record) -> None:
         tally = hand_stats(record.game, record.data, record.payments)
@@ -41,11 +41,21 @@ class SeasonTally:
             for name, n in added.items():
                 mine[name] += n
         for pid, value in tally.wins:
-            self.wins.setdefault((unit, pid), Counter())[Fraction(value)] += 1
+            self.wins.setdefault((unit, pid), Counter())[value] += 1
         for pair, paid in tally.pairs.items():
             self.pairs[pair] = self.pairs.get(pair, 0) + paid
-        people = tally.people
-        self.mates.update((a, b) for a in people for b in people if a != b)
+        self.tables[tally.people] += 1  # mostly the same few people: counted by group
+
+    @property
+    def mates(self) -> Counter[tuple[int, int]]:
+        """(player, mate) → the live hands they were at together."""
+        out: Counter[tuple[int, int]] = Counter()
+        for people, n in self.tables.items():
+            for a in people:
+                for b in people:
+                    if a != b:
+                        out[(a, b)] += n
+        return out
 
     def live(self, unit: str) -> int:
         """The unit's live hands."""

@@ -25,6 +25,7 @@ from storage.models import (
     transfer,
     utcnow,
 )
+from storage.types import exact_amount
 
 RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND.value, EventKind.PAY.value)  # what takes a hand number: /history's
@@ -368,7 +369,7 @@ _LIVE_PAYMENTS = (
         transfer.c.unit,
         transfer.c.payer_id,
         transfer.c.payee_id,
-        transfer.c.amount,
+        type_coerce(transfer.c.amount, String),  # as stored: read as an int where whole
     )
     .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
     .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
@@ -399,8 +400,9 @@ def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine
     """(event id, game, unit, payer, payee, amount) of the season's live hands and transfers in
     order, one row per transfer (a hand without any: one row of Nones), streamed."""
     params = {"season_id": season_id}
-    for row in db.execute(_LIVE_PAYMENTS, params, execution_options={"yield_per": 2000}):
-        yield tuple(row)
+    rows = db.execute(_LIVE_PAYMENTS, params, execution_options={"yield_per": 2000})
+    for event_id, game, unit, payer, payee, amount in rows:
+        yield event_id, game, unit, payer, payee, None if amount is None else exact_amount(amount)
 
 
 def live_counts(db: Connection, season_id: int) -> dict[str, int]:

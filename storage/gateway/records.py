@@ -1,6 +1,6 @@
 """A season's (or a chat's) records streamed whole, each with its payments: the one pass the
 views derived from the ledger compute from (/stats, /me, /rating, a season's card). Rows are
-read lean: a record's data is decoded once (not once per payment), amounts as ints where whole."""
+read lean: a record's data once (not once per payment), amounts as ints where whole."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import orjson
-from sqlalchemy import String, bindparam, cast, select, type_coerce
+from sqlalchemy import String, bindparam, select, type_coerce
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind
@@ -42,7 +41,7 @@ class Record:
     payments: list[Payment] = field(default_factory=list)
 
 
-_LINES = select(
+_EVENTS = select(
     event.c.id,
     event.c.season_id,
     event.c.table_id,
@@ -52,19 +51,28 @@ _LINES = select(
     event.c.hand_no,
     event.c.created_at,
     event.c.undone_by,
-    cast(event.c.data, String),  # text, decoded once per record (not per payment row)
+    event.c.data,
+)
+_PAYMENTS = select(
+    transfer.c.event_id,
     transfer.c.unit,
     transfer.c.payer_id,
     transfer.c.payee_id,
     type_coerce(transfer.c.amount, String),  # as stored: "45/2", "-3"
     transfer.c.reason,
-).select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
+).select_from(event.join(transfer, transfer.c.event_id == event.c.id))
 _KINDS = event.c.kind.in_(bindparam("kinds", expanding=True))
-_OF_SEASONS = _LINES.where(
-    event.c.season_id.in_(bindparam("seasons", expanding=True)), _KINDS
-).order_by(event.c.seq, transfer.c.id)
-_OF_CHAT = _LINES.where(event.c.chat_id == bindparam("chat_id"), _KINDS).order_by(
-    event.c.seq, transfer.c.id
+_IN_SEASONS = (event.c.season_id.in_(bindparam("seasons", expanding=True)), _KINDS)
+_IN_CHAT = (event.c.chat_id == bindparam("chat_id"), _KINDS)
+#: Two streams in the same order (the chat's): the records, and their payments, merged by id
+#: (a record's data is read once, not once per payment).
+_OF_SEASONS = (
+    _EVENTS.where(*_IN_SEASONS).order_by(event.c.seq),
+    _PAYMENTS.where(*_IN_SEASONS).order_by(event.c.seq, transfer.c.id),
+)
+_OF_CHAT = (
+    _EVENTS.where(*_IN_CHAT).order_by(event.c.seq),
+    _PAYMENTS.where(*_IN_CHAT).order_by(event.c.seq, transfer.c.id),
 )
 
 
@@ -83,43 +91,29 @@ def of_chat(db: Connection, chat_id: int, kinds: Sequence[str] = HANDS) -> Itera
     return _records(db, _OF_CHAT, {"chat_id": chat_id, "kinds": list(kinds)})
 
 
-def _records(db: Connection, statement: Any, params: dict[str, Any]) -> Iterator[Record]:
-    record: Record | None = None
-    rows = db.execute(statement, params, execution_options={"yield_per": BATCH})
-    for (
-        event_id,
-        season_id,
-        table_id,
-        seq,
-        kind,
-        game,
-        hand_no,
-        created_at,
-        undone_by,
-        data,
-        unit,
-        payer,
-        payee,
-        amount,
-        reason,
-    ) in rows:
-        if record is None or record.id != event_id:
-            if record is not None:
-                yield record
-            record = Record(
-                event_id,
-                season_id,
-                table_id,
-                seq,
-                kind,
-                game,
-                hand_no,
-                created_at,
-                undone_by is not None,
-                orjson.loads(data) if data else {},
-                unit,
-            )
-        if amount is not None:
+def _records(
+    db: Connection, statements: tuple[Any, Any], params: dict[str, Any]
+) -> Iterator[Record]:
+    streaming = {"yield_per": BATCH}
+    events = db.execute(statements[0], params, execution_options=streaming)
+    payments = iter(db.execute(statements[1], params, execution_options=streaming))
+    pending = next(payments, None)
+    for event_id, season_id, table_id, seq, kind, game, hand_no, at, undone_by, data in events:
+        record = Record(
+            event_id,
+            season_id,
+            table_id,
+            seq,
+            kind,
+            game,
+            hand_no,
+            at,
+            undone_by is not None,
+            data or {},
+        )
+        while pending is not None and pending[0] == event_id:
+            _, unit, payer, payee, amount, reason = pending
+            record.unit = unit
             record.payments.append(Payment(payer, payee, exact_amount(amount), reason))
-    if record is not None:
+            pending = next(payments, None)
         yield record
