@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
@@ -26,12 +27,21 @@ from sqlalchemy.engine import Connection, Engine
 from scoring.games import Game
 from scoring.hand_stats import COUNTERS
 
-try:
-    from storage.db import begin
-except ImportError:  # an older revision (`bench.compare --harness`): its engine begins them
 
-    def begin(db: Connection, *, write: bool) -> None:
-        """Nothing to do."""
+@contextmanager
+def _writing(engine: Engine) -> Iterator[Connection]:
+    """A write transaction (BEGIN IMMEDIATE on SQLite), on this revision's engine or an older
+    one's (`bench.compare --harness`: it began them by hand)."""
+    from storage import db
+
+    with engine.connect() as conn:
+        if hasattr(db, "writing"):
+            with db.writing(conn).begin():
+                yield conn
+        else:
+            with conn.begin():
+                db.begin(conn, write=True)  # type: ignore[attr-defined]
+                yield conn
 
 
 Row = tuple[Any, ...]
@@ -118,8 +128,7 @@ def _max(conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
 
 def replicate(engine: Engine, chat_id: int, times: int) -> int:
     """Make the chat's ledger ``times`` copies of what it holds now; the chat's hand count."""
-    with engine.begin() as conn:
-        begin(conn, write=True)
+    with _writing(engine) as conn:
         template = Template(conn, chat_id)
         next_id = _max(conn, "SELECT max(id) FROM event") + 1
         next_seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,)) + 1

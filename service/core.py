@@ -7,6 +7,7 @@ commit the change with it; reads use a consistent snapshot. Nothing here knows T
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -185,7 +186,7 @@ class Service:
         lang = language_of(sender_language)
         if lang is None:
             return None
-        with self.uow.chat(chat_id, thread_id) as work:
+        with self.uow.chat(chat_id, thread_id, make=ChatWrite) as work:
             if work.chat.lang is None:
                 work.chat.lang = lang
                 chats.save_settings(work.db, work.chat)
@@ -200,13 +201,13 @@ class Service:
     def try_out(self, ctx: Ctx, request: Request) -> Answer:
         """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`
         (the Mini App checks each tap with it). Nothing is kept."""
-        use_case = WRITES[type(request)]
-        with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False) as work:
-            return self._apply(work, replace(ctx, update_id=None), request, use_case)
+        use_case, ctx = WRITES[type(request)], replace(ctx, update_id=None)
+        with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False, make=self._tx(ctx)) as tx:
+            return self._apply(tx, request, use_case)
 
     def app_token(self, chat_id: int, thread_id: int) -> str:
         """The Mini App's token of a chat (and forum topic), made on first use."""
-        with self.uow.chat(chat_id, thread_id) as work:
+        with self.uow.chat(chat_id, thread_id, make=ChatWrite) as work:
             return chats.app_token(work.db, work.chat.id, thread_id)
 
     def app_place(self, token: str) -> tuple[int, int] | None:
@@ -231,26 +232,28 @@ class Service:
             return glance.pending_kongs(db, chat_id, thread_id)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
-        with self.uow.chat(ctx.chat_id, ctx.thread_id, ctx.update_id) as work:
-            return self._apply(work, ctx, request, use_case)
+        chat, thread, update = ctx.chat_id, ctx.thread_id, ctx.update_id
+        with self.uow.chat(chat, thread, update, make=self._tx(ctx)) as tx:
+            return self._apply(tx, request, use_case)
 
-    def _apply(
-        self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
-    ) -> Answer:
-        tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
-        first_lang = language_of(ctx.actor.language) if work.chat.lang is None else None
+    @staticmethod
+    def _tx(ctx: Ctx) -> Callable[..., Tx]:
+        return functools.partial(Tx, ctx=ctx)
+
+    def _apply(self, tx: Tx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
+        ctx = tx.ctx
+        first_lang = language_of(ctx.actor.language) if tx.chat.lang is None else None
         if first_lang:  # the chat's first command: its language, kept (`chat_language`)
-            work.chat.lang = first_lang
-        if (ctx.chat_title and ctx.chat_title != work.chat.title) or first_lang:
-            work.chat.title = ctx.chat_title or work.chat.title  # /me names groups by it
-            chats.save_settings(work.db, work.chat)
-        if work.earlier is not None:
-            return Answer(self._repeat(tx, work.earlier[0]), work.chat.lang)
+            tx.chat.lang = first_lang
+        if (ctx.chat_title and ctx.chat_title != tx.chat.title) or first_lang:
+            tx.chat.title = ctx.chat_title or tx.chat.title  # /me names groups by it
+            chats.save_settings(tx.db, tx.chat)
+        if tx.earlier is not None:
+            return Answer(self._repeat(tx, tx.earlier[0]), tx.chat.lang)
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
             return Answer(question.ask, tx.chat.lang)
-        work.event_id = tx.event_id
         return Answer(reply, tx.chat.lang)
 
     @staticmethod
@@ -313,6 +316,6 @@ class Service:
         season = chats.current_season(db, ctx.chat_id) if chat else None
         if chat is None or season is None:
             return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-        tx = Tx(db, chat, season, ctx)
+        tx = Tx(db=db, chat=chat, season=season, ctx=ctx, table_fresh=False)
         view = tables.show_players(tx, request)
         return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

@@ -17,6 +17,7 @@ from service.squaring import hand_par, par_weights
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, tables
+from storage.gateway.chats import Tail
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 
@@ -125,7 +126,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
-    tx.event_id = record.id
+    tx.event_id, tx.tail = record.id, None  # the table's records changed
     book.mark_undone(tx.db, target.id, record.id)
     target.undone_by = record.id
     # The last hand's kongs and dealer come back only to the seating they were recorded at.
@@ -135,11 +136,10 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
             book.mark_undone(tx.db, kong.id, record.id)
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
-        book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
         seats = target.data.get("seats") or (table.seats if table is not None else ())
-        if par := hand_par(transfers, seats, par_weights(target.data)):
-            back = {pid: -value for pid, value in par.items()}
-            book.move_pars(tx.db, target.season_id, transfers[0].unit, back)
+        par = hand_par(transfers, seats, par_weights(target.data))
+        unit = transfers[0].unit
+        book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=unit, par=par)
     dealer = None
     if (
         newest
@@ -242,23 +242,21 @@ def pay_out(
     transfers: Sequence[TransferRow],
     *,
     unit: str,
-    balances: Mapping[int, Fraction | int | None],
+    balances: Mapping[int, book.Held | None],
 ) -> dict[int, Fraction | int]:
     """A record's payments written and the season's balances moved by them (`balances`: the
-    seated players' before, `seated_with_balances`) and their pars (a record not zero-sum).
-    Returns the balances after it, by player id."""
-    after = book.add_transfers(
+    seated players' before, `seated_with_balances`), and their pars (not zero-sum: the
+    average goes to the seats; a marathon of four: as its score is shared). Returns the
+    balances after it, by player id."""
+    return book.add_transfers(
         tx.db,
         transfers,
         season_id=tx.season.id,
         unit=unit,
         seated=table.seats,
         balances=balances,
+        par=hand_par(transfers, table.seats, par_weights(event.data)),
     )
-    # not zero-sum: the average goes to the seats (a marathon of four: as its score is shared)
-    if par := hand_par(transfers, table.seats, par_weights(event.data)):
-        book.move_pars(tx.db, tx.season.id, unit, par)
-    return after
 
 
 def record(
@@ -289,5 +287,12 @@ def record(
         recorded_by_name=tx.ctx.actor.name,
         tiles=tiles,
     )
-    tx.event_id = event.id
+    tx.event_id, tx.tail = event.id, None  # the table's records changed
     return event
+
+
+def table_tail(tx: Tx, table: TableRow) -> Tail | None:
+    """The table's `Tail` as the write's first statement read it, while it holds (nothing
+    recorded since, the same table)."""
+    tail = tx.tail
+    return tail if tail is not None and tail.table_id == table.id else None

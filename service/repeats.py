@@ -38,6 +38,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import tables
+from storage.gateway.chats import LastRecord
 from storage.models import EventRow, PlayerRow, TableRow
 
 WINDOW = timedelta(minutes=2)
@@ -77,13 +78,23 @@ def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandVie
     recorded less than two minutes ago; `tx.again` (the question's answer) lets it through."""
     if tx.again:
         return
-    last = book.last_record(tx.db, table.id, tx.season.id)
-    if last is None or last.undone_by is not None or last.data.get("same") != same:
+    tail = tx.tail
+    if tail is not None and tail.table_id == table.id:  # as the write's first statement read it
+        last = tail.last
+    else:
+        found = book.last_record(tx.db, table.id, tx.season.id)
+        last = None
+        if found is not None:
+            undone, same_then = found.undone_by is not None, found.data.get("same")
+            last = LastRecord(found.id, found.created_at, undone, same_then)
+    if last is None or last.undone or last.same != same:
         return
     ago = book.now() - at_utc(last.created_at)
     if ago > WINDOW:
         return
-    raise Repeat(RepeatAsk(view=view(last), seconds=max(0, int(ago.total_seconds()))))
+    event = book.event_by_id(tx.db, last.id)
+    assert event is not None
+    raise Repeat(RepeatAsk(view=view(event), seconds=max(0, int(ago.total_seconds()))))
 
 
 def request_of(event: EventRow) -> Recordable:

@@ -4,6 +4,7 @@ season balances kept beside them."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -22,6 +23,7 @@ from storage.models import (
     balance,
     event,
     player,
+    reminder,
     transfer,
     utcnow,
 )
@@ -122,26 +124,16 @@ _MOVE_BALANCES = Upsert(
     balance,
     lambda stmt: stmt.on_conflict_do_update(
         index_elements=[balance.c.season_id, balance.c.player_id, balance.c.unit],
-        set_={"amount": stmt.excluded.amount},
+        set_={"amount": stmt.excluded.amount, "par": stmt.excluded.par},
     ),
 )
-_BALANCES_OF = select(balance.c.player_id, balance.c.amount).where(
+_BALANCES_OF = select(balance.c.player_id, balance.c.amount, balance.c.par).where(
     balance.c.season_id == bindparam("season_id"),
     balance.c.unit == bindparam("unit"),
     balance.c.player_id.in_(bindparam("ids", expanding=True)),
 )
-_PARS_OF = _BALANCES_OF.with_only_columns(balance.c.player_id, balance.c.par)
-_SET_PAR = (
-    update(balance)
-    .where(
-        balance.c.season_id == bindparam("of_season"),
-        balance.c.unit == bindparam("of_unit"),
-        balance.c.player_id == bindparam("of_player"),
-    )
-    .values(par=bindparam("new_par"))
-)
 _SEATED = (
-    select(player, balance.c.amount)
+    select(player, balance.c.amount, balance.c.par, reminder.c.player_id)
     .select_from(
         player.outerjoin(
             balance,
@@ -149,6 +141,13 @@ _SEATED = (
                 balance.c.player_id == player.c.id,
                 balance.c.season_id == bindparam("season_id"),
                 balance.c.unit == bindparam("unit"),
+            ),
+        ).outerjoin(
+            reminder,
+            and_(
+                reminder.c.player_id == player.c.id,
+                reminder.c.season_id == bindparam("season_id"),
+                reminder.c.hint == bindparam("hint"),
             ),
         )
     )
@@ -271,6 +270,20 @@ def transfers_of(db: Connection, event_ids: Sequence[int]) -> dict[int, list[Tra
     return out
 
 
+Held = tuple[Fraction | int, Fraction | int]  # a balance row's (amount, par)
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A table's players in seat order, read before a record is written: their balances in the
+    record's unit this season (amount and par; None: no row yet), and who of them had `hint`
+    this season (`reminders`)."""
+
+    people: list[PlayerRow]
+    balances: dict[int, Held | None]
+    reminded: frozenset[int]
+
+
 def add_transfers(
     db: Connection,
     transfers: Sequence[TransferRow],
@@ -278,31 +291,31 @@ def add_transfers(
     season_id: int,
     unit: str,
     seated: Iterable[int],
-    balances: Mapping[int, Fraction | int | None] | None = None,
+    balances: Mapping[int, Held | None] | None = None,
+    par: Mapping[int, Fraction] | None = None,
 ) -> dict[int, Fraction | int]:
-    """Write a record's transfers and move the season balances by them; every seated player
-    gets a balance row (zero at first) so standings list them. `balances` are those read
-    before (`seated_with_balances`; None: no row yet); any other is read here. Returns the
-    balances after it, by player id."""
+    """Write a record's transfers and move the season balances by them, and their pars by
+    `par` (by player id), in one statement; every seated player gets a balance row (zero at
+    first) so standings list them. `balances` are those read before (`seated`; None: no row
+    yet); any other is read here. Returns the balances after it, by player id."""
     if transfers:
         db.execute(_ADD_TRANSFERS, [t.model_dump(exclude={"id"}) for t in transfers])
     deltas = _deltas(transfers, 1, dict.fromkeys(seated, 0))
-    return _move_balances(db, season_id, unit, deltas, balances or {})
+    return _move_balances(db, season_id, unit, deltas, par or {}, balances or {})
 
 
 def revert_transfers(
-    db: Connection, transfers: Sequence[TransferRow], *, season_id: int, unit: str
+    db: Connection,
+    transfers: Sequence[TransferRow],
+    *,
+    season_id: int,
+    unit: str,
+    par: Mapping[int, Fraction] | None = None,
 ) -> None:
-    """An undone record's transfers leave the season balances."""
-    _move_balances(db, season_id, unit, _deltas(transfers, -1, {}), {})
-
-
-def move_pars(db: Connection, season_id: int, unit: str, par: Mapping[int, Fraction]) -> None:
-    """Add `par` (by player id) to the pars of their balance rows (`BalanceRow.par`)."""
-    params = {"season_id": season_id, "unit": unit, "ids": [*par]}
-    have = {pid: value for pid, value in db.execute(_PARS_OF, params)}
-    key = {"of_season": season_id, "of_unit": unit}
-    db.execute(_SET_PAR, [key | {"of_player": p, "new_par": have[p] + d} for p, d in par.items()])
+    """An undone record's transfers leave the season balances, its pars (`par`: what it
+    added) their pars."""
+    back = {pid: -value for pid, value in (par or {}).items()}
+    _move_balances(db, season_id, unit, _deltas(transfers, -1, {}), back, {})
 
 
 def _deltas(
@@ -322,37 +335,50 @@ def _move_balances(
     season_id: int,
     unit: str,
     deltas: Mapping[int, Fraction | int],
-    known: Mapping[int, Fraction | int | None],
+    pars: Mapping[int, Fraction],
+    known: Mapping[int, Held | None],
 ) -> dict[int, Fraction | int]:
-    """Add `deltas` (by player id) to the season's balances in `unit`, and return them after.
-    What they add to is `known` (None: no row), or read first."""
-    have = {pid: amount for pid, amount in known.items() if amount is not None}
-    unknown = [pid for pid in deltas if pid not in known]
+    """Add `deltas` and `pars` (by player id) to the season's balances in `unit` and their
+    pars, and return the balances after. What they add to is `known` (None: no row), or read
+    first."""
+    have = {pid: held for pid, held in known.items() if held is not None}
+    touched = {**dict.fromkeys(deltas), **dict.fromkeys(pars)}
+    unknown = [pid for pid in touched if pid not in known]
     if unknown:
         params = {"season_id": season_id, "unit": unit, "ids": unknown}
-        have.update((pid, amount) for pid, amount in db.execute(_BALANCES_OF, params))
-    after = {pid: have.get(pid, 0) + delta for pid, delta in deltas.items()}
+        have.update((pid, (amount, par)) for pid, amount, par in db.execute(_BALANCES_OF, params))
+    after = {pid: have.get(pid, (0, 0))[0] + delta for pid, delta in deltas.items()}
     moved = [
-        {"season_id": season_id, "player_id": pid, "unit": unit, "amount": after[pid]}
-        for pid, delta in deltas.items()
-        if delta or pid not in have
+        {
+            "season_id": season_id,
+            "player_id": pid,
+            "unit": unit,
+            "amount": have.get(pid, (0, 0))[0] + deltas.get(pid, 0),
+            "par": have.get(pid, (0, 0))[1] + pars.get(pid, 0),
+        }
+        for pid in touched
+        if deltas.get(pid) or pars.get(pid) or pid not in have
     ]
     if moved:
         db.execute(_MOVE_BALANCES.of(db), moved)
     return after
 
 
-def seated_with_balances(
-    db: Connection, seats: Sequence[int], season_id: int, unit: str
-) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
-    """A table's players in seat order, and their balances in `unit` this season (None: no
-    row yet), in one statement: what a record reads before it writes."""
-    rows = db.execute(_SEATED, {"season_id": season_id, "unit": unit, "ids": list(seats)})
-    found = {row.id: row for row in rows}
-    return (
-        [shaped(PlayerRow, player, found[pid][:-1]) for pid in seats],
-        {pid: found[pid][-1] for pid in seats},
-    )
+def seated(
+    db: Connection, seats: Sequence[int], season_id: int, unit: str, hint: str | None = None
+) -> Seated:
+    """A table's players, their balances in `unit` this season and who had `hint`, in one
+    statement: what a record reads before it writes."""
+    params = {"season_id": season_id, "unit": unit, "ids": list(seats), "hint": hint or ""}
+    found = {row.id: row for row in db.execute(_SEATED, params)}
+    width = len(player.c)
+    people = [shaped(PlayerRow, player, found[pid][:width]) for pid in seats]
+    balances: dict[int, Held | None] = {}
+    for pid in seats:
+        amount, par, _ = found[pid][width:]
+        balances[pid] = None if amount is None else (amount, par)
+    reminded = frozenset(pid for pid in seats if found[pid][-1] is not None)
+    return Seated(people, balances, reminded)
 
 
 def balances(db: Connection, season_id: int) -> list[BalanceRow]:
