@@ -125,13 +125,16 @@ def sqlite_path(workdir: Path, plan: Plan) -> tuple[PathResult, LoneResult, dict
         )
     finally:
         engine.dispose()
-    return result, _lone(f"sqlite:///{workdir / 'lone.sqlite3'}", plan), settings
+    naive = f"sqlite:///{workdir / 'lone-naive.sqlite3'}"
+    return result, _lone(f"sqlite:///{workdir / 'lone.sqlite3'}", plan, naive), settings
 
 
-def _lone(url: str, plan: Plan) -> LoneResult:
+def _lone(url: str, plan: Plan, naive_url: str) -> LoneResult:
+    """An update alone, and the echo bot's and the naive peer's (its tables on `naive_url`)."""
     engine = migrated_engine(url)
     try:
-        return asyncio.run(measure_lone(engine, url, plan.lone_reps, plan.lone_per_table))
+        lone = measure_lone(engine, url, plan.lone_reps, plan.lone_per_table, naive_url)
+        return asyncio.run(lone)
     finally:
         engine.dispose()
 
@@ -149,7 +152,7 @@ def postgres_path(plan: Plan) -> tuple[PathResult, LoneResult] | None:
         finally:
             engine.dispose()
     with pg.fresh_database() as url:
-        return batched, _lone(url, plan)
+        return batched, _lone(url, plan, url)  # the peer's tables beside jifen's
 
 
 def revision() -> str:

@@ -187,6 +187,27 @@ async def echo_driver(chats: Sequence[Chat], *, lean: bool = False) -> Driver:
     return Driver(api, app, lean=request if isinstance(request, LeanRequest) else None)
 
 
+async def naive_driver(chats: Sequence[Chat], url: str, *, lean: bool = False) -> Driver:
+    """The naive peer (``bench.naive_orm``: PTB + SQLModel's ORM) over the same request layer,
+    its tables on the database at ``url``."""
+    from bench import naive_orm  # SQLModel's session machinery: only where it is measured
+
+    api = new_api(chats)
+    request = _request(api, lean)
+    app = (
+        Application.builder()
+        .token("123:BENCH")
+        .request(request)
+        .get_updates_request(OfflineRequest(api))
+        .concurrent_updates(False)
+        .build()
+    )
+    naive_orm.add_handlers(app, naive_orm.naive_engine(url))
+    await app.initialize()
+    await app.start()
+    return Driver(api, app, lean=request if isinstance(request, LeanRequest) else None)
+
+
 def quiet_logs() -> None:
     """PTB and SQLAlchemy stay silent (nothing is printed but the JSON)."""
     logging.basicConfig(level=logging.ERROR)

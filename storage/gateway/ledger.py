@@ -158,7 +158,7 @@ _SEASON_BALANCES = select(balance).where(balance.c.season_id == bindparam("seaso
 
 def _tail_event(row: Any) -> EventRow:
     """A table's tail's event (a hand without its data)."""
-    return EventRow(**{**row._mapping, "data": row.data or {}})
+    return EventRow.model_construct(**{**row._mapping, "data": row.data or {}})
 
 
 def add_event(
@@ -266,7 +266,7 @@ def transfers_of(db: Connection, event_ids: Sequence[int]) -> dict[int, list[Tra
     out: dict[int, list[TransferRow]] = {}
     if event_ids:
         for row in db.execute(_TRANSFERS_OF, {"ids": list(event_ids)}):
-            out.setdefault(row.event_id, []).append(TransferRow(**row._mapping))
+            out.setdefault(row.event_id, []).append(TransferRow.model_construct(**row._mapping))
     return out
 
 
