@@ -10,7 +10,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -119,7 +119,6 @@ def again(tx: Tx, req: Again) -> Reply:
 
 
 WRITES[Again] = again
-T = TypeVar("T")
 
 
 def language_of(telegram_code: str | None) -> str | None:
@@ -161,14 +160,6 @@ class Service:
     async def perform(self, ctx: Ctx, request: Request) -> Answer:
         """`answer`, awaited from the event loop (in a worker thread: the database blocks)."""
         return await asyncio.to_thread(self.answer, ctx, request)
-
-    async def write(self, work: Callable[[Connection], T]) -> T:
-        """A write of the bot's own (its outbox), in a transaction of its own."""
-        return await asyncio.to_thread(self._own_write, work)
-
-    def _own_write(self, work: Callable[[Connection], T]) -> T:
-        with self.uow.transaction() as db:
-            return work(db)
 
     async def close(self) -> None:
         """Let go of the database's connections (the bot is stopping)."""

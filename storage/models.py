@@ -218,37 +218,6 @@ class AppLink(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
-class OutboxRow(SQLModel):
-    """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
-    written once the change committed and sent after the webhook answered; `sent_at` once
-    Telegram accepted it (or refused it for good: `error`). A sender holds it until
-    `claimed_until` (`claimed_by`: the sender's number)."""
-
-    id: int = Field(primary_key=True)
-    update_id: int = Field(sa_type=BigInteger)
-    seq: int  # the call's place among the update's calls
-    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
-    method: str  # the Bot API method, e.g. sendMessage
-    payload: str  # JSON: its parameters as sent, and files (base64)
-    created_at: datetime = Field(default_factory=utcnow, index=True, sa_column_kwargs=NOW)
-    claimed_until: datetime | None = None
-    claimed_by: int | None = Field(default=None, sa_type=BigInteger)  # the sender's number
-    sent_at: datetime | None = None
-    error: str | None = None
-
-
-class Outbox(OutboxRow, table=True):
-    __table_args__ = (
-        UniqueConstraint("update_id", "seq"),
-        Index(
-            "ix_outbox_unsent",
-            "id",
-            sqlite_where=text("sent_at IS NULL"),
-            postgresql_where=text("sent_at IS NULL"),
-        ),
-    )
-
-
 class Reminder(SQLModel, table=True):
     """A long hint given to a player once in a season (revision 0021: `menqing`, the 门清
     reminder). No foreign keys: a row left behind by a merged player or a moved chat only
@@ -278,5 +247,4 @@ balance = core_table(Balance)
 processed_update = core_table(ProcessedUpdate)
 chat_move = core_table(ChatMove)
 app_link = core_table(AppLink)
-outbox = core_table(Outbox)
 reminder = core_table(Reminder)

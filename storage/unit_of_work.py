@@ -54,7 +54,7 @@ class UnitOfWork:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
-        """A write of the bot's own (the outbox, a chat move): committed at the block's end."""
+        """A write of the bot's own (a chat move, pruning): committed at the block's end."""
         with self._one_writer, self.engine.connect() as db, writing(db).begin():
             yield db
 

@@ -1,13 +1,15 @@
-"""derived data off the write path: stat_*, balance_mark, rating_sitting dropped
+"""a light write path: stat_*, balance_mark, rating_sitting and the outbox dropped
 
 /stats, /me, /chart and /rating are computed when asked from one streamed pass over the ledger
 (`service.tally`, `service.insight`, `service.rating`); nothing derived is written with a hand
-any more. The balances (with their pars) stay: /standings and /settle read them.
+any more. The balances (with their pars) stay: /standings and /settle read them. A webhook's
+replies are sent before it answers (`bot.delivery.webhook`): the outbox goes, with any call a
+worker stopped before sending (stop the bot before upgrading: a clean stop sends them).
 
 A downgrade makes the tables again and fills them from the ledger as revisions 0007 (stat_*),
 0013 (balance_mark) and 0017 (stat_mate) did, with their own frozen code; rating_sitting comes
 back empty (the older code builds it when a chat turns the rating on: `/set rating off`, then
-`on`).
+`on`), and the outbox as revisions 0010 and 0016 made it, empty.
 
 Revision ID: 0022_derived_off_write_path
 Revises: 0021_records
@@ -38,12 +40,13 @@ DROPPED = (
     "stat_mate",
     "balance_mark",
     "rating_sitting",
+    "outbox",
 )
 
 
 def upgrade() -> None:
     for table in DROPPED:
-        op.drop_table(table)
+        op.drop_table(table)  # its indexes go with it
 
 
 def _released(name: str) -> ModuleType:
@@ -148,3 +151,5 @@ def downgrade() -> None:
         stats._fill(conn, season_id)
         marks._fill(conn, season_id)
     _released("0017_beyond_one_group")._fill_mates(conn)
+    _released("0010_outbox").upgrade()
+    _released("0016_outbox_claimed_by").upgrade()
