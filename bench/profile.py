@@ -43,6 +43,7 @@ from bench.harness import Driver, Message, bot_driver, migrated_engine, players,
 from bench.path import PathResult, measure_path
 from bench.process import REPO, child_env
 from bench.scoring_mix import mix
+from bench.statements import CoreCounter
 from bench.workload import Evening, chats_of, seating, tables
 
 PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
@@ -268,22 +269,6 @@ class RoundTripCounter:
                     state[1] = direction
                 state[0] = trace.tell()
         return statements, trips
-
-
-class CoreCounter:
-    """Counts the Core executions on an engine's connections (`Connection.execute` and
-    `exec_driver_sql`: a statement the code asks for, however many rows it carries)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.executions = 0
-        event.listen(engine, "before_execute", self._executed)
-
-    def _executed(self, *_args: Any) -> None:
-        self.executions += 1
-
-    def take(self) -> int:
-        found, self.executions = self.executions, 0
-        return found
 
 
 async def _count(
