@@ -44,8 +44,8 @@ PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
 #: printed: issue 7's batched `hands_per_s`, `overhead_vs_echo` and `pg_overhead_vs_echo`
 #: (issue 35), `stats_ratio_100k`, `chart_ms_100k`, and the ratios of what is now computed when
 #: asked (`me_ratio_100k`, `rating_ratio_100k`: its cost grows with the history; their targets
-#: are the 10,000-hand times).
-COMPUTED = ("standings", "stats", "chart", "export", "me", "rating")
+#: are the 10,000-hand times; `seasons_ratio_100k`: its hand counts, an index count a season).
+COMPUTED = ("standings", "stats", "chart", "export", "me", "rating", "seasons")
 TARGETS: dict[str, tuple[str, float]] = {
     "standings_ratio_100k": ("<=", 1.5),
     "scoring_per_s": (">=", 100_000),

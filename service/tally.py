@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from sqlalchemy.engine import Connection
 
-from scoring.hand_stats import COUNTERS, hand_stats
+from scoring.hand_stats import hand_stats, unit_of
 from storage.gateway import records
 from storage.gateway.records import Record
 
@@ -20,26 +20,26 @@ from storage.gateway.records import Record
 class SeasonTally:
     """The live hands' tallies added up."""
 
-    counts: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)  # (unit, player)
     wins: dict[tuple[str, int], Counter[Fraction | int]] = field(default_factory=dict)  # values
     pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)  # paid (mahjong)
     hands: dict[str, list[int]] = field(default_factory=dict)  # unit → [live, undone]
     tables: Counter[frozenset[int]] = field(default_factory=Counter)  # who played, how often
+    _by_unit: dict[str, dict[int, dict[str, int]]] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[tuple[str, int], dict[str, int]]:
+        """(unit, player) → the counters of their live hands."""
+        return {(u, pid): c for u, by in self._by_unit.items() for pid, c in by.items()}
 
     def add(self, record: Record) -> None:
-        tally = hand_stats(record.game, record.data, record.payments)
-        unit = tally.unit
+        unit = unit_of(record.game, record.data)
         counted = self.hands.setdefault(unit, [0, 0])
         if record.undone:
             counted[1] += 1
             return
         counted[0] += 1
-        for pid, added in tally.counts.items():
-            mine = self.counts.get((unit, pid))
-            if mine is None:
-                mine = self.counts[(unit, pid)] = dict.fromkeys(COUNTERS, 0)
-            for name, n in added.items():
-                mine[name] += n
+        counts = self._by_unit.setdefault(unit, {})  # the hand's counters added right in
+        tally = hand_stats(record.game, record.data, record.payments, counts)
         for pid, value in tally.wins:
             self.wins.setdefault((unit, pid), Counter())[value] += 1
         for pair, paid in tally.pairs.items():

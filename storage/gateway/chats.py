@@ -164,12 +164,17 @@ _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.season_id == bindparam("season_id"),
     event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
 )
-_LIVE_HANDS_OF_SEASON = (
+_undo, _undone = event.alias("undo"), event.alias("undone")
+_LIVE_HANDS_OF_SEASON = (  # its hands (the season-kind index alone) less those undone
     select(func.count())
+    .where(event.c.season_id == season.c.id, event.c.kind == EventKind.HAND.value)
+    .scalar_subquery()
+    - select(func.count())
+    .select_from(_undo.join(_undone, _undone.c.id == _undo.c.data["target"].as_integer()))
     .where(
-        event.c.season_id == season.c.id,
-        event.c.kind == EventKind.HAND.value,
-        event.c.undone_by.is_(None),
+        _undo.c.season_id == season.c.id,
+        _undo.c.kind == EventKind.UNDO.value,
+        _undone.c.kind == EventKind.HAND.value,
     )
     .scalar_subquery()
 )

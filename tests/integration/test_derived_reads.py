@@ -251,10 +251,10 @@ def test_the_comparisons_see_a_wrong_view(
         compare_stats(db, chat_id)
         compare_rating(db, chat_id)
 
-    def no_self_draws(game: str, data: Any, payments: Any) -> Any:
-        found = hand_stats(game, data, payments)
-        for counts in found.counts.values():
-            counts["self_draws"] = 0
+    def no_self_draws(game: str, data: Any, payments: Any, counts: Any = None) -> Any:
+        found = hand_stats(game, data, payments, counts)
+        for each in found.counts.values():
+            each["self_draws"] = 0
         return found
 
     monkeypatch.setattr(tally, "hand_stats", no_self_draws)
