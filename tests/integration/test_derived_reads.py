@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -36,6 +36,7 @@ from storage.unit_of_work import reading
 from tests.integration.helpers import Chat, utc
 from tests.integration.test_chart_ledger import drawn_as_oracle
 from tests.integration.test_people_property import HOST, SEATED, STEPS, Evening
+from tests.integration.test_rating import Clock
 from tests.integration.test_stats_counted import oracle
 
 _chats = itertools.count(-9_350_000_000_000)
@@ -48,21 +49,10 @@ MORE = [
 ]
 
 
-class Clock:
-    """The ledger's clock: ten seconds a record (the two-minute rule still asks), and a pause
-    of play (seven hours: a new sitting) when told."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 19, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=10)
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    found = Clock()
+    """Ten seconds a record (the two-minute rule still asks); a pause of play when told."""
+    found = Clock(step=timedelta(seconds=10))
     monkeypatch.setattr(ledger, "utcnow", found)
     return found
 

@@ -24,13 +24,15 @@ HANDS = ("/hu 1 zimo", "/hu 2 pao 3", "/hu 3 zimo pph", "/hu 4 pao 1 qys", "/liu
 
 
 class Clock:
-    """The ledger's clock, moved by hand (each event is stamped by `storage.gateway.ledger`)."""
+    """The ledger's clock, moved by hand (each event is stamped by `storage.gateway.ledger`):
+    `step` a record."""
 
-    def __init__(self) -> None:
+    def __init__(self, step: timedelta = timedelta(minutes=5)) -> None:
         self.now = datetime(2026, 1, 1, 19, 0, tzinfo=UTC)
+        self.step = step
 
     def __call__(self) -> datetime:
-        self.now += timedelta(minutes=5)
+        self.now += self.step
         return self.now
 
 
