@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -281,10 +282,15 @@ async def test_replies_go_out_before_the_answer_and_a_redelivery_records_nothing
     assert "A +" in again[1].plain_text and again[1].plain_text != first[0].plain_text
 
 
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # RetryAfter's
 def test_a_refusal_is_for_good_a_network_failure_for_now() -> None:
     """Tried again: Telegram unreachable, timed out, still asking to wait; not: a refusal
     (a `BadRequest` is a `NetworkError` to PTB)."""
-    assert unsent(TimedOut()) and unsent(NetworkError("down")) and unsent(RetryAfter(3))
+    assert (
+        unsent(TimedOut())
+        and unsent(NetworkError("down"))
+        and unsent(RetryAfter(timedelta(seconds=3)))
+    )
     assert not unsent(BadRequest("Message to be replied not found"))
     assert not unsent(Forbidden("bot was blocked")) and not unsent(None)
 
