@@ -18,7 +18,9 @@ season) and ``after_reset`` times the new season's first hand (undone, untimed, 
 repetition): seasons archived before must not slow the current one.
 
 While the big chat runs each command once more, a ticker on the same event loop records the
-longest stall and a third chat asks ``/rules``: ``max_loop_block_ms`` and ``rules_during_ms``.
+longest stall and another chat (``MARATHON``, of the small database's Application) asks
+``/standings``: ``max_loop_block_ms`` and ``standings_during_ms`` (another chat's answer while
+a long season is read).
 ``peak_rss_growth_mb_100k`` is the largest RSS a sampling thread (every 2 ms) sees during one
 command in the big database, less the RSS before it; the largest over all commands. The RSS of
 the bot's child processes (``/chart`` draws in one) is sampled beside it:
@@ -111,7 +113,7 @@ class CommandsResult:
     peak_growth_mb: dict[str, float] = field(default_factory=dict)
     children_peak_mb: dict[str, float] = field(default_factory=dict)  # /chart's drawing process
     loop_block_ms: dict[str, float] = field(default_factory=dict)
-    rules_during_ms: dict[str, float] = field(default_factory=dict)
+    standings_during_ms: dict[str, float] = field(default_factory=dict)
 
     def ratio(self, key: str) -> float:
         return self.big_ms[key] / self.small_ms[key]
@@ -130,7 +132,7 @@ class CommandsResult:
             "peak_rss_growth_mb": {k: round(v, 1) for k, v in self.peak_growth_mb.items()},
             "children_peak_rss_mb": {k: round(v, 1) for k, v in self.children_peak_mb.items()},
             "loop_block_ms": {k: round(v, 1) for k, v in self.loop_block_ms.items()},
-            "rules_during_ms": {k: round(v, 1) for k, v in self.rules_during_ms.items()},
+            "standings_during_ms": {k: round(v, 1) for k, v in self.standings_during_ms.items()},
             "reps": self.reps,
             "build_s": round(self.build_s, 1),
         }
@@ -168,8 +170,8 @@ def _nights(engine: Engine, chat: Chat, times: int) -> None:
 
 
 def _rated(path: Path, chat: Chat) -> None:
-    """``/set rating on`` for the chat, as the service does it: its view built from the
-    ledger (untimed)."""
+    """``/set rating on`` for the chat (untimed); an older revision kept the rating's view:
+    built from the ledger then, as its service did."""
     from service import rating  # here: `python -m bench --paths` of an older tree
     from storage.unit_of_work import UnitOfWork
 
@@ -177,7 +179,9 @@ def _rated(path: Path, chat: Chat) -> None:
     try:
         with UnitOfWork(engine).transaction() as db:
             db.exec_driver_sql("UPDATE chat SET rating = 1 WHERE id = ?", (chat.id,))
-            rating.rebuild(db, chat.id)
+            rebuild = getattr(rating, "rebuild", None)
+            if rebuild is not None:
+                rebuild(db, chat.id)
     finally:
         engine.dispose()
 
@@ -270,20 +274,20 @@ class _RssPeak(threading.Thread):
 async def _heavy(
     driver: Driver, engine: Engine, other: Driver, key: str, result: CommandsResult
 ) -> None:
-    """``key`` in the big chat while another chat asks /rules (its own Application: the
+    """``key`` in the big chat while another chat asks /standings (its own Application: the
     product serves chats concurrently, which one Driver.run does not model)."""
     before, sampler = _rss_mb(), _RssPeak()
     sampler.start()
-    rules_at: list[float] = []
+    standings_at: list[float] = []
 
     async def bystander() -> None:
         await asyncio.sleep(0.002)
-        rules_at.append(await _timed(other, BYSTANDER, "/rules"))
+        standings_at.append(await _timed(other, MARATHON, "/standings"))
 
     result.loop_block_ms[key] = await _ticking(
         asyncio.gather(_command(driver, engine, key), bystander())
     )
-    result.rules_during_ms[key] = 1000 * rules_at[0]
+    result.standings_during_ms[key] = 1000 * standings_at[0]
     sampler.stop.set()
     sampler.join()
     result.peak_growth_mb[key] = max(sampler.peak, _rss_mb()) - before
@@ -291,6 +295,7 @@ async def _heavy(
 
 
 async def measure_commands(workdir: Path, *, big_hands: int, reps: int) -> CommandsResult:
+    workdir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     await play(workdir / "commands-small.sqlite3", history(), CHATS)
     small_path, big_path, hands = build(workdir, big_hands)

@@ -24,19 +24,28 @@ from bench.timing import median, rounded
 
 REPO = Path(__file__).resolve().parent.parent
 FIGURES = (
-    "hands_per_s",
-    "overhead_vs_echo",
-    "standings_ratio_100k",
-    "scoring_per_s",
+    "lone_vs_naive_orm",
+    "pg_lone_vs_naive_orm",
+    "lone_overhead_vs_echo",
+    "pg_lone_overhead_vs_echo",
+    "core_per_hand",
+    "pg_core_per_hand",
+    "webhook_cpu_vs_echo",
+    "pg_webhook_cpu_vs_echo",
+    "reply_p99_ms_100rps",
+    "pg_reply_p99_ms_100rps",
     "rss_mb",
     "start_s",
-    "pg_hands_per_s",
-    "pg_overhead_vs_echo",
     # CPU time is steadier than wall time on a loaded machine:
-    "detail.sqlite_path.bot_cpu_ms_per_update",
-    "detail.sqlite_path.echo_cpu_ms_per_update",
-    "detail.postgres_path.bot_cpu_ms_per_update",
-    "detail.postgres_path.echo_cpu_ms_per_update",
+    "detail.sqlite_lone.bot_cpu_ms_per_update",
+    "detail.sqlite_lone.naive_cpu_ms_per_update",
+    "detail.sqlite_lone.echo_cpu_ms_per_update",
+    "detail.postgres_lone.bot_cpu_ms_per_update",
+    "detail.postgres_lone.naive_cpu_ms_per_update",
+    "detail.postgres_lone.echo_cpu_ms_per_update",
+    "detail.webhook_30.jifen.cpu_ms_per_update",
+    "detail.webhook_30.jifen_pg.cpu_ms_per_update",
+    "detail.webhook_30.echo.cpu_ms_per_update",
 )
 
 

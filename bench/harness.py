@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -169,8 +169,10 @@ async def _echo(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
         await message.reply_text(message.text, do_quote=False)
 
 
-async def echo_driver(chats: Sequence[Chat], *, lean: bool = False) -> Driver:
-    """A bare PTB echo bot over the same fake request layer: the baseline."""
+async def _bare_driver(
+    chats: Sequence[Chat], lean: bool, handlers: Callable[[AnyApplication], None]
+) -> Driver:
+    """A bare PTB Application over the same fake request layer, its handlers added."""
     api = new_api(chats)
     request = _request(api, lean)
     app = (
@@ -181,10 +183,30 @@ async def echo_driver(chats: Sequence[Chat], *, lean: bool = False) -> Driver:
         .concurrent_updates(False)
         .build()
     )
-    app.add_handler(MessageHandler(filters.COMMAND & filters.UpdateType.MESSAGE, _echo))
+    handlers(app)
     await app.initialize()
     await app.start()
     return Driver(api, app, lean=request if isinstance(request, LeanRequest) else None)
+
+
+async def echo_driver(chats: Sequence[Chat], *, lean: bool = False) -> Driver:
+    """A bare PTB echo bot: the baseline."""
+
+    def echo(app: AnyApplication) -> None:
+        app.add_handler(MessageHandler(filters.COMMAND & filters.UpdateType.MESSAGE, _echo))
+
+    return await _bare_driver(chats, lean, echo)
+
+
+async def naive_driver(chats: Sequence[Chat], url: str, *, lean: bool = False) -> Driver:
+    """The naive peer (``bench.naive_orm``: PTB + SQLModel's ORM), its tables on the database
+    at ``url``."""
+    from bench import naive_orm  # SQLModel's session machinery: only where it is measured
+
+    def naive(app: AnyApplication) -> None:
+        naive_orm.add_handlers(app, naive_orm.naive_engine(url))
+
+    return await _bare_driver(chats, lean, naive)
 
 
 def quiet_logs() -> None:

@@ -4,33 +4,45 @@ The template is a chat whose hands were all recorded through the full path (PTB 
 SQLite). ``replicate`` appends copies of its events in their original order, ``times - 1``
 times, with the rows the service writes for each: the ``event`` (new id, ``seq``, ``hand_no``),
 its ``transfer`` rows and a ``processed_update`` row; then it recomputes the season
-``balance`` rows from all transfers (exact fractions), as the service keeps them, scales the
-kept /stats (``stat_*``: sums over hands) by ``times``, and writes the balance marks
-(``storage.gateway.marks``: every ``MARK_EVERY``-th event, the balances before it) the service
-would have written with the copies. Values are copied as stored (JSON and fraction text), so
-rows are byte-identical to the service's apart from ids and numbers.
+``balance`` rows from all transfers (exact fractions), as the service keeps them. Values are
+copied as stored (JSON and fraction text), so rows are byte-identical to the service's apart
+from ids and numbers.
+
+A database of an older revision (``bench.compare --harness``) kept derived tables beside the
+ledger: where they exist, the /stats counters (``stat_*``: sums over hands) are scaled by
+``times`` and the balance marks the service wrote (every 20th event, the balances before it)
+are written for the copies, so the older code is measured on what it would have kept.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
+from scoring.games import Game
 from scoring.hand_stats import COUNTERS
 
-try:
-    from storage.db import begin
-except ImportError:  # an older revision (`bench.compare --harness`): its engine begins them
 
-    def begin(db: Connection, *, write: bool) -> None:
-        """Nothing to do."""
+@contextmanager
+def _writing(engine: Engine) -> Iterator[Connection]:
+    """A write transaction (BEGIN IMMEDIATE on SQLite), on this revision's engine or an older
+    one's (`bench.compare --harness`: it began them by hand)."""
+    from storage import db
 
+    with engine.connect() as conn:
+        if hasattr(db, "writing"):
+            with db.writing(conn).begin():
+                yield conn
+        else:
+            with conn.begin():
+                db.begin(conn, write=True)  # type: ignore[attr-defined]
+                yield conn
 
-from storage.gateway import marks
 
 Row = tuple[Any, ...]
 BATCH = 20_000
@@ -116,8 +128,7 @@ def _max(conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
 
 def replicate(engine: Engine, chat_id: int, times: int) -> int:
     """Make the chat's ledger ``times`` copies of what it holds now; the chat's hand count."""
-    with engine.begin() as conn:
-        begin(conn, write=True)
+    with _writing(engine) as conn:
         template = Template(conn, chat_id)
         next_id = _max(conn, "SELECT max(id) FROM event") + 1
         next_seq = _max(conn, "SELECT max(seq) FROM event WHERE chat_id = ?", (chat_id,)) + 1
@@ -129,18 +140,24 @@ def replicate(engine: Engine, chat_id: int, times: int) -> int:
         first = max(UPDATE_ID_BASE, _max(conn, "SELECT max(update_id) FROM processed_update") + 1)
         _insert_many(conn, "processed_update", *_processed(template, copies, chat_id, first))
         _recompute_balances(conn, chat_id)
-        _scale_stats(conn, chat_id, times)
-        _insert_many(conn, "balance_mark", MARK_COLUMNS, _marks(template, copies))
+        kept = {row[0] for row in conn.exec_driver_sql("SELECT name FROM sqlite_master")}
+        if "stat_player" in kept:
+            _scale_stats(conn, chat_id, times, "stat_mate" in kept)
+        if "balance_mark" in kept:
+            _insert_many(conn, "balance_mark", MARK_COLUMNS, _marks(template, copies))
     return template.hands * times
 
 
 MARK_COLUMNS = ("season_id", "seq", "unit", "player_id", "amount", "played")
+MARK_EVERY = 20  # an older revision's balance marks: one every 20 events of a chat
+RECORDS = ("hand", "pay")
 
 
 def _marks(template: Template, copies: Sequence[tuple[Row, list[Row]]]) -> Iterator[Row]:
-    """The marks of the copied events: the running balances and live record counts (from the
-    template's live records on), copied before every ``MARK_EVERY``-th event. A copy of an
-    undone record points at the template's undo, written before it: it never counts."""
+    """An older revision's marks of the copied events: the running balances and live record
+    counts (from the template's live records on), copied before every ``MARK_EVERY``-th
+    event. A copy of an undone record points at the template's undo, written before it: it
+    never counts."""
     col, tcol = template.event_cols.index, template.transfer_cols.index
     id_at, seq_at, season_at = col("id"), col("seq"), col("season_id")
     kind_at, game_at, undone_at = col("kind"), col("game"), col("undone_by")
@@ -154,10 +171,10 @@ def _marks(template: Template, copies: Sequence[tuple[Row, list[Row]]]) -> Itera
     played: dict[tuple[int, str], int] = defaultdict(int)
 
     def apply(event: Row, transfers: list[Row]) -> None:
-        if event[kind_at] not in marks.RECORDS or event[undone_at] is not None:
+        if event[kind_at] not in RECORDS or event[undone_at] is not None:
             return
         season = event[season_at]
-        unit = transfers[0][unit_at] if transfers else marks.unit_of(event[game_at])
+        unit = transfers[0][unit_at] if transfers else Game(event[game_at]).unit.value
         played[(season, unit)] += 1
         for t in transfers:
             amount = Fraction(t[amount_at])
@@ -170,7 +187,7 @@ def _marks(template: Template, copies: Sequence[tuple[Row, list[Row]]]) -> Itera
         apply(event, template.transfers[event[id_at]])
     for event, transfers in copies:
         seq, season = event[seq_at], event[season_at]
-        if seq % marks.MARK_EVERY == 0:
+        if seq % MARK_EVERY == 0:
             for (s, unit, pid), value in sorted(balances.items()):
                 if s == season and value:
                     yield season, seq, unit, pid, str(value), played[(season, unit)]
@@ -206,15 +223,16 @@ def _recompute_balances(conn: Connection, chat_id: int) -> None:
     )
 
 
-def _scale_stats(conn: Connection, chat_id: int, times: int) -> None:
-    """The kept /stats of the chat's seasons, `times` over (every count is a sum over hands)."""
+def _scale_stats(conn: Connection, chat_id: int, times: int, mates: bool) -> None:
+    """An older revision's kept /stats of the chat's seasons, `times` over (every count is a
+    sum over hands)."""
     seasons = "season_id IN (SELECT id FROM season WHERE chat_id = ?)"
     for table, columns in (
         ("stat_player", COUNTERS),
         ("stat_win", ("times",)),
         ("stat_pair", ("times",)),
         ("stat_hands", ("live", "undone")),
-        ("stat_mate", ("hands",)),
+        *((("stat_mate", ("hands",)),) if mates else ()),
     ):
         scaled = ", ".join(f"{c} = {c} * ?" for c in columns)
         conn.exec_driver_sql(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bench.harness import Driver, bot_driver, echo_driver
+from bench.harness import Driver, bot_driver, echo_driver, naive_driver
 from bench.timing import median
 from bench.workload import Evening, Table, chats_of, hand_count, seating, tables
 
@@ -124,47 +124,66 @@ async def measure_path(
 @dataclass(frozen=True)
 class LoneResult:
     """One update at a time (what a webhook request, or a quiet evening, sees): each update is
-    delivered alone and awaited before the next, interleaved with the echo bot's."""
+    delivered alone and awaited before the next, interleaved with the echo bot's and the
+    naive peer's (``bench.naive_orm``) on the same messages. The ratios are of CPU time (the
+    database server's, PostgreSQL's, is not in it)."""
 
     bot_ms: float
     echo_ms: float
+    naive_ms: float
     bot_cpu_ms: float
     echo_cpu_ms: float
+    naive_cpu_ms: float
     updates: int
 
     @property
     def overhead_vs_echo(self) -> float:
-        return self.bot_ms / self.echo_ms
+        return self.bot_cpu_ms / self.echo_cpu_ms
+
+    @property
+    def vs_naive_orm(self) -> float:
+        return self.bot_cpu_ms / self.naive_cpu_ms
 
     def detail(self) -> dict[str, float | int]:
         return {
             "bot_ms_per_update": round(self.bot_ms, 3),
             "echo_ms_per_update": round(self.echo_ms, 3),
+            "naive_ms_per_update": round(self.naive_ms, 3),
             "bot_cpu_ms_per_update": round(self.bot_cpu_ms, 3),
             "echo_cpu_ms_per_update": round(self.echo_cpu_ms, 3),
+            "naive_cpu_ms_per_update": round(self.naive_cpu_ms, 3),
             "cpu_vs_echo": round(self.bot_cpu_ms / self.echo_cpu_ms, 2),
+            "wall_vs_echo": round(self.bot_ms / self.echo_ms, 2),
+            "naive_cpu_vs_echo": round(self.naive_cpu_ms / self.echo_cpu_ms, 2),
             "updates": self.updates,
         }
 
 
-async def measure_lone(engine: Engine, url: str, reps: int, per_table: int) -> LoneResult:
+async def measure_lone(
+    engine: Engine, url: str, reps: int, per_table: int, naive_url: str
+) -> LoneResult:
     """Medians over `reps` rounds of the mean wall and CPU time of an update delivered alone
-    (the bot's, and in the same round the echo bot's, on the same messages)."""
+    (the bot's, and in the same round the echo bot's and the naive peer's, its tables on
+    `naive_url`, on the same messages)."""
     tabs = tables()
     bot = await bot_driver(engine, url, chats_of(tabs), lean=True)
     echo = await echo_driver(chats_of(tabs), lean=True)
-    figures: dict[str, list[float]] = {"bot": [], "echo": [], "bot_cpu": [], "echo_cpu": []}
+    naive = await naive_driver(chats_of(tabs), naive_url, lean=True)
+    drivers = (("echo", echo), ("naive", naive), ("bot", bot))
+    figures: dict[str, list[float]] = {
+        key: [] for name, _ in drivers for key in (name, f"{name}_cpu")
+    }
     sent = 0
     try:
         await _seat_all(bot, tabs)
         evening = Evening(tabs)
         warmup = evening.batch(2)
-        for driver in (echo, bot):
+        for _, driver in drivers:
             for update in driver.prepare(warmup):
                 await driver.run([update])
         for _ in range(reps):
             batch = evening.batch(per_table)
-            for name, driver in (("echo", echo), ("bot", bot)):
+            for name, driver in drivers:
                 updates = driver.prepare(batch)
                 gc.collect()
                 runs = [await driver.run([update]) for update in updates]
@@ -174,12 +193,15 @@ async def measure_lone(engine: Engine, url: str, reps: int, per_table: int) -> L
                 figures[f"{name}_cpu"].append(1000 * sum(r.cpu for r in runs) / len(runs))
             sent += len(batch)
     finally:
-        await bot.close()
-        await echo.close()
+        for _, driver in drivers:
+            await driver.close()
+        naive.app.bot_data["engine"].dispose()
     return LoneResult(
         bot_ms=median(figures["bot"]),
         echo_ms=median(figures["echo"]),
+        naive_ms=median(figures["naive"]),
         bot_cpu_ms=median(figures["bot_cpu"]),
         echo_cpu_ms=median(figures["echo_cpu"]),
+        naive_cpu_ms=median(figures["naive_cpu"]),
         updates=sent,
     )

@@ -7,8 +7,9 @@ Sections:
   so work normally on a worker thread (reads, SQLite's commits) is sampled too. Reported: the
   share of time by code owner (SQLAlchemy, PTB, sqlite3 C calls, jifen...) and a jifen-only call
   tree.
-- ``sql``: SQL statements and commits per command (one update each); with ``--pg``, statements
-  and round trips on PostgreSQL.
+- ``sql``: per command (one update each), the Core executions (``Connection.execute``: what the
+  code asks for) and the SQL statements and commits SQLite runs; with ``--pg``, the Core
+  executions and the statements and round trips on PostgreSQL.
 - ``scoring``: cProfile of ``settle_hand`` on the realistic mix.
 - ``startup``: ``python -X importtime`` of the console start (top packages) and the phases
   timed by ``bench.startup_probe``.
@@ -42,6 +43,7 @@ from bench.harness import Driver, Message, bot_driver, migrated_engine, players,
 from bench.path import PathResult, measure_path
 from bench.process import REPO, child_env
 from bench.scoring_mix import mix
+from bench.statements import CoreCounter
 from bench.workload import Evening, chats_of, seating, tables
 
 PRODUCT_DIRS = ("bot", "service", "storage", "scoring")
@@ -259,6 +261,8 @@ class RoundTripCounter:
             with path.open() as trace:
                 trace.seek(state[0])
                 for line in trace:
+                    if line.count("\t") < 2:  # a statement's text goes on over lines
+                        continue
                     direction, _size, message = line.split("\t", 3)[:3]
                     statements += direction == "F" and message in ("Query", "Execute")
                     trips += state[1] == "F" and direction == "B"
@@ -267,27 +271,32 @@ class RoundTripCounter:
         return statements, trips
 
 
-async def _count(driver: Driver, counter: Any, message: Message) -> tuple[int, int]:
+async def _count(
+    driver: Driver, core: CoreCounter, counter: Any, message: Message
+) -> tuple[int, int, int]:
+    core.take()
     counter.take()
     await driver.say(message)
-    return counter.take()  # type: ignore[no-any-return]
+    return (core.take(), *counter.take())
 
 
-async def _sql_counts(url: str, workdir: Path) -> list[tuple[str, int, int]]:
+async def _sql_counts(url: str, workdir: Path) -> list[tuple[str, int, int, int]]:
     engine = migrated_engine(url)
     counter: StatementCounter | RoundTripCounter = (
         StatementCounter(engine) if url.startswith("sqlite") else RoundTripCounter(engine, workdir)
     )
+    core = CoreCounter(engine)
     tabs = tables(3)
     bot = await bot_driver(engine, url, chats_of(tabs))
-    rows: list[tuple[str, int, int]] = []
+    rows: list[tuple[str, int, int, int]] = []
     try:
         for table in tabs:
             user = players(table.index)[0]
             for message in seating(table):
-                rows.append((message.text, *await _count(bot, counter, message)))
+                rows.append((message.text, *await _count(bot, core, counter, message)))
             for text in (*table.cycle, "/standings", "/history"):
-                rows.append((text, *await _count(bot, counter, Message(table.chat, user, text))))
+                said = Message(table.chat, user, text)
+                rows.append((text, *await _count(bot, core, counter, said)))
     finally:
         await bot.close()
         engine.dispose()
@@ -298,19 +307,19 @@ def section_sql(workdir: Path, postgres: bool) -> None:
     if postgres:
         with pg.fresh_database() as url:
             rows = asyncio.run(_sql_counts(url, workdir))
-        print("## sql: statements and round trips per update (PostgreSQL; BEGIN, COMMIT and the")
-        print("pool's ping included)\n")
-        print(f"{'statements':>10} {'round trips':>11}  command")
+        print("## sql: Core executions, and statements and round trips per update (PostgreSQL;")
+        print("BEGIN, COMMIT and the pool's ping included in the statements)\n")
+        print(f"{'core':>5} {'statements':>10} {'round trips':>11}  command")
     else:
         rows = asyncio.run(_sql_counts(f"sqlite:///{workdir / 'sql.sqlite3'}", workdir))
-        print("## sql: statements per update (SQLite; BEGIN, savepoints and COMMIT included, each")
-        print("row of a multi-row insert counted)\n")
-        print(f"{'statements':>10} {'commits':>11}  command")
+        print("## sql: Core executions, and statements per update (SQLite; BEGIN, savepoints and")
+        print("COMMIT included in the statements, each row of a multi-row insert counted)\n")
+        print(f"{'core':>5} {'statements':>10} {'commits':>11}  command")
     seen: set[str] = set()
-    for text, statements, other in rows:
+    for text, core, statements, other in rows:
         if text not in seen:
             seen.add(text)
-            print(f"{statements:>10} {other:>11}  {text}")
+            print(f"{core:>5} {statements:>10} {other:>11}  {text}")
     print()
 
 

@@ -19,12 +19,14 @@ Per run:
   read as the window's first update is sent and as the one after its last is sent, divided by
   the window's updates. RSS (``VmRSS``) at the window's end, and the peak (``VmHWM``).
 - answer latency: the POST written → its HTTP 200 read, for the window's updates.
-- reply latency: the 200 read → the chat's reply (``sendMessage``) read by the stand-in, both on
-  this process's ``time.monotonic()``. Each update gets exactly one reply and each chat's
-  replies come in order (checked: the stand-in's count per chat, and the echo's texts), so a
-  chat's k-th reply answers its k-th update. jifen answers once the change committed and sends
-  the reply afterwards from the outbox; PTB's run_webhook answers before its handler runs, so
-  both bots' replies come after their answers.
+- reply latency: the update POSTed → the chat's reply (``sendMessage``) read by the stand-in,
+  both on this process's ``time.monotonic()``: what a member waits for. Each update gets
+  exactly one reply and each chat's replies come in order (checked: the stand-in's count per
+  chat, and the echo's texts), so a chat's k-th reply answers its k-th update. PTB's
+  run_webhook answers before its handler runs; jifen answers once the update is processed.
+- PostgreSQL: the database's committed transactions (``pg_stat_database.xact_commit``) from
+  the bot being ready to the run's end, per update (``db_commits_per_update``): less the use
+  case's one, the write transactions a reply costs besides (``webhook_writes_per_reply``).
 
 Every update must be answered 200 and every update must get its reply, else ``BenchFailed``.
 jifen runs on a fresh SQLite data directory each run (or a fresh PostgreSQL database with
@@ -54,7 +56,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -463,6 +465,7 @@ class RunFigures:
     max_send_lag_ms: float  # how late the load generator sent an update, at worst
     connections: int  # the client's connections to the webhook
     api_calls: dict[str, int]  # the Bot API methods the bot called in the run, and how often
+    db_commits_per_update: float | None = None  # PostgreSQL: transactions committed, per update
 
 
 @dataclass
@@ -531,7 +534,7 @@ async def drive(bot: Bot, api: StandIn, load: Load, profile: Profile | None = No
     replies = match_replies(bot, api, items, answered)
     window_s = len(window) / load.rate
     answer_ms = [(answered[i][2] - answered[i][1]) * 1000 for i in window]
-    reply_ms = [(replies[i][0] - answered[i][2]) * 1000 for i in window]
+    reply_ms = [(replies[i][0] - answered[i][1]) * 1000 for i in window]
     write_timeline(bot.log_path.parent / "timeline.jsonl", items, answered, replies, start)
     per_update = 1000 / CLOCK_TICK / len(window)
     user = (ticks[1][0] - ticks[0][0]) * per_update
@@ -681,9 +684,31 @@ async def measure_one(
     try:
         await wait_ready(bot, api)
         await asyncio.sleep(0.5)  # let start-up's leftovers settle
-        return await drive(bot, api, load, profile)
+        before = commits(database_url) if database_url else None
+        figures = await drive(bot, api, load, profile)
+        if database_url and before is not None:
+            await asyncio.sleep(1.5)  # each backend reports its counts within a second idle
+            done = commits(database_url) - before
+            figures = replace(figures, db_commits_per_update=done / figures.updates_sent)
+        return figures
     finally:
         bot.stop()
+
+
+def commits(database_url: str) -> int:
+    """The transactions committed in a PostgreSQL database so far (its statistics)."""
+    from sqlalchemy import create_engine, text
+
+    name = database_url.rsplit("/", 1)[1]
+    engine = create_engine(database_url.rsplit("/", 1)[0] + "/postgres")
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT xact_commit FROM pg_stat_database WHERE datname = :d"), {"d": name}
+            ).scalar_one()
+        return int(found)
+    finally:
+        engine.dispose()
 
 
 # ------------------------------------------------------------------ runs and result
@@ -712,11 +737,21 @@ class WebhookResult:
     def ratio(self) -> float:
         return self._cpu("jifen") / self._cpu("echo")
 
-    def figures(self) -> dict[str, float]:
-        return {
+    def figures(self) -> dict[str, float | None]:
+        """`webhook_cpu_vs_echo` and the reply's p99 at this rate (`reply_p99_ms_<rate>rps`),
+        and with jifen on PostgreSQL the same and the write transactions a reply costs beyond
+        its use case's."""
+        rate = f"{round(self.rate)}rps"
+        out: dict[str, float | None] = {
             "webhook_cpu_vs_echo": r(self.ratio(), 2),
-            "reply_p99_ms_100rps": r(self._median("jifen", "reply_ms_p99"), 1),
+            f"reply_p99_ms_{rate}": r(self._median("jifen", "reply_ms_p99"), 1),
         }
+        if "jifen_pg" in self.runs:
+            out["pg_webhook_cpu_vs_echo"] = r(self._cpu("jifen_pg") / self._cpu("echo"), 2)
+            out[f"pg_reply_p99_ms_{rate}"] = r(self._median("jifen_pg", "reply_ms_p99"), 1)
+            commits = self._median("jifen_pg", "db_commits_per_update")
+            out["webhook_writes_per_reply"] = r(commits - 1, 2)
+        return out
 
     def detail(self) -> dict[str, Any]:
         keys = [k for k in RunFigures.__dataclass_fields__ if k not in ("bot", "api_calls")]

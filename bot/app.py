@@ -18,7 +18,6 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     Defaults,
-    ExtBot,
     MessageHandler,
     TypeHandler,
     filters,
@@ -31,7 +30,6 @@ from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
 from bot.commands import catalog
-from bot.delivery.capture import CapturingRequest, Limiter
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
 from bot.i18n import translator
@@ -80,33 +78,24 @@ def build_application(
     request: BaseRequest | None = None,
     updates_request: BaseRequest | None = None,
 ) -> AnyApplication:
-    """The bot; `request` replaces the network layer (offline console, tests). Its calls go
-    through `CapturingRequest` (a webhook's replies are captured for the outbox), getUpdates
+    """The bot; `request` replaces the network layer (offline console, tests); getUpdates goes
     through `UpdatesRequest` (an update PTB cannot build does not sink its batch)."""
     network = request or HTTPXRequest(connection_pool_size=256)  # PTB's defaults
     polling = updates_request or request or HTTPXRequest(connection_pool_size=1)
     builder: AnyBuilder = Application.builder().token(config.token or "0:offline")
     builder = builder.defaults(DEFAULTS)
-    builder = builder.request(CapturingRequest(network))
+    builder = builder.request(network)
     builder = builder.get_updates_request(UpdatesRequest(polling))
     base = (config.api_base_url or "https://api.telegram.org/bot").rstrip("/")
     if config.api_base_url:
         builder = builder.base_url(base).base_file_url(base.replace("/bot", "/file/bot"))
     limiter = AIORateLimiter(max_retries=3) if config.rate_limit and request is None else None
-    if limiter is not None:  # what is captured is limited when the outbox sends it
-        builder = builder.rate_limiter(Limiter(limiter))
+    if limiter is not None:
+        builder = builder.rate_limiter(limiter)
     builder = builder.post_init(started).post_shutdown(close_service)
     application = builder.build()
     application.bot_data["settings"] = config
     application.bot_data["service"] = Service(engine or make_engine(config.database_url))
-    if config.webhook_url:  # the outbox's sender: a bot of its own, on the same limits
-        application.bot_data["outbox_bot"] = ExtBot(
-            application.bot.token,
-            base_url=base,
-            base_file_url=base.replace("/bot", "/file/bot"),
-            request=request or HTTPXRequest(connection_pool_size=256),
-            rate_limiter=limiter,
-        )
     if config.flood is not None:
         limit, window = config.flood
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)

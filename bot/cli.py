@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 
 from bot import dbfile
 from bot.app import build_application
-from bot.delivery import polling, webhook
-from bot.miniapp import server as miniapp
+from bot.delivery import polling
 from bot.ptb_types import AnyApplication
 from bot.settings import InvalidSettings, Settings
 from storage.backup import BackupError, backup, restore
@@ -69,6 +68,9 @@ def cmd_run(args: argparse.Namespace, config: Settings) -> int:
 def serve(config: Settings) -> int:
     """Migrate, then poll or serve the webhook until SIGINT/SIGTERM (or until its database
     file is pulled away: then 1)."""
+    from bot.delivery import webhook  # `run`'s only (tornado): the console does without them
+    from bot.miniapp import server as miniapp
+
     if (first := dbfile.before_start(config.database_url)) is not None:
         log.warning(first)
     dbfile.hold(config.database_url)
@@ -99,6 +101,8 @@ def serve(config: Settings) -> int:
 
 async def poll_with_app(application: AnyApplication, config: Settings) -> None:
     """Long polling; the Mini App (when set up) on JIFEN_APP_LISTEN:JIFEN_APP_PORT meanwhile."""
+    from bot.miniapp import server as miniapp
+
     routes = miniapp.for_bot(application, config)
     if not routes:
         await polling.poll(application)

@@ -46,7 +46,7 @@ class HandStats:
     unit: str  # "mahjong" | "510k" | "free" | "free:<name>"
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
     wins: list[tuple[int, Fraction | int]] = field(default_factory=list)  # (winner, value)
-    pairs: dict[tuple[int, int], Fraction] = field(default_factory=dict)
+    pairs: dict[tuple[int, int], Fraction | int] = field(default_factory=dict)
     people: frozenset[int] = frozenset()
 
     def add(self, pid: int, counter: str) -> None:
@@ -56,20 +56,31 @@ class HandStats:
         counts[counter] += 1
 
 
-def hand_stats(game: str, data: Mapping[str, Any], payments: Sequence[Payment]) -> HandStats:
-    """The tally of one hand of `game` ("mahjong", "510k", "510k3", "free")."""
+def unit_of(game: str, data: Mapping[str, Any]) -> str:
+    """The unit a hand of `game` counts in: "mahjong", "510k", a free game's own."""
+    if game == "mahjong":
+        return "mahjong"
+    return str(data["unit"]) if game == "free" else "510k"
+
+
+def hand_stats(
+    game: str,
+    data: Mapping[str, Any],
+    payments: Sequence[Payment],
+    counts: dict[int, dict[str, int]] | None = None,
+) -> HandStats:
+    """The tally of one hand of `game` ("mahjong", "510k", "510k3", "free"). `counts`: the
+    counters to add the hand's to (a season's of its unit, say), else the hand's own."""
     seats: list[int | None] = list(data.get("seats") or [])
     people = {pid for pid in seats if pid is not None}
     for p in payments:
         people.update(pid for pid in (p.payer, p.payee) if pid is not None)
+    out = HandStats(unit_of(game, data), {} if counts is None else counts)
     if game == "mahjong":
-        out = HandStats("mahjong")
         _mahjong(out, data, payments, people)
     elif game == "free":
-        out = HandStats(str(data["unit"]))
         _free(out, payments, people)
     else:
-        out = HandStats("510k")
         _k510(out, data, seats, people)
     out.people = frozenset(people)
     return out
@@ -95,7 +106,7 @@ def _mahjong(
     for p in payments:
         if p.payer is not None and p.payee is not None:
             pair = (p.payer, p.payee)
-            out.pairs[pair] = out.pairs.get(pair, Fraction(0)) + p.amount
+            out.pairs[pair] = out.pairs.get(pair, 0) + p.amount
     dealt_in: set[int] = set()
     for win in data.get("wins", []):
         winner = int(win["winner"])

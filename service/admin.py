@@ -6,7 +6,6 @@ from decimal import Decimal
 from fractions import Fraction
 
 from scoring.games import Game
-from service import rating
 from service.errors import N_, Forbidden
 from service.replies import Info, ResetAsk, ResetDone, SettingChanged, StakeSet
 from service.requests import Reset, SetOption, Setting
@@ -50,10 +49,7 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged | StakeSet:
     elif req.key is Setting.TZ:
         chat.tz = req.value
     elif req.key is Setting.RATING:
-        on = req.value == "on"
-        if on and not chat.rating:
-            rating.rebuild(tx.db, chat.id)  # from the ledger as it is
-        chat.rating = on
+        chat.rating = req.value == "on"  # computed from the ledger when asked
     else:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES

@@ -36,7 +36,7 @@ from service.requests import (
     Summary,
 )
 from storage.gateway import chats, live
-from storage.unit_of_work import UnitOfWork
+from storage.unit_of_work import ChatWrite, UnitOfWork
 
 T = TypeVar("T")
 
@@ -84,7 +84,7 @@ class AppAccess:
 
     def token(self, place: Place) -> str:
         """The Mini App's token of a chat and topic (its link's `startapp`), made on first use."""
-        with self.uow.chat(place.chat_id, place.thread_id) as work:
+        with self.uow.chat(place.chat_id, place.thread_id, make=ChatWrite) as work:
             return chats.app_token(work.db, work.chat.id, place.thread_id)
 
     def place(self, token: str) -> Place | None:

@@ -12,11 +12,9 @@ biggest hand follow /stats' definitions (`scoring.hand_stats`)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
 
 from sqlalchemy.engine import Connection
 
@@ -28,24 +26,13 @@ from service.names import clean_title
 from service.rating import SITTING_GAP, hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
 from service.views import season_for
-from storage.gateway import chats, players, ratings
+from storage.gateway import chats, players, records
 from storage.gateway import ledger as book
-from storage.models import ChatRow, EventRow, SeasonRow
+from storage.gateway.records import Record
+from storage.models import ChatRow, EventRow, SeasonRow, TransferRow
 
 NIGHT_PAGES = (60, 600, 6000)  # records read back from the newest until the night's start
 MONEY = "money"  # the plan's section in money (a stake is set)
-
-
-@dataclass
-class _Record:
-    """What a card needs of one hand or transfer."""
-
-    kind: str
-    game: str
-    data: Mapping[str, Any]
-    hand_no: int | None
-    at: datetime
-    transfers: list[Any]
 
 
 class _Tally:
@@ -63,22 +50,18 @@ class _Tally:
         self.start: datetime | None = None
         self.end: datetime | None = None
 
-    def add(self, r: _Record) -> None:
-        self.start = r.at if self.start is None else min(self.start, r.at)
-        self.end = r.at if self.end is None else max(self.end, r.at)
-        unit = r.transfers[0].unit if r.transfers else unit_of(r.game, r.data)
-        nets = hand_nets(r.data, r.transfers)
+    def add(self, r: Record) -> None:
+        self.start = r.created_at if self.start is None else min(self.start, r.created_at)
+        self.end = r.created_at if self.end is None else max(self.end, r.created_at)
+        unit = r.unit or unit_of(r.game, r.data)
+        nets = hand_nets(r.data, r.payments)
         for pid, net in nets.items():
             self.nets[(unit, pid)] += net
         if r.kind != EventKind.HAND:
             for pid, net in nets.items():
                 self.squared[(unit, pid)] += net
             return
-        tally = hand_stats(
-            r.game,
-            r.data,
-            [Payment(t.payer_id, t.payee_id, t.amount, t.reason) for t in r.transfers],
-        )
+        tally = hand_stats(r.game, r.data, r.payments)
         people = tally.people or frozenset(nets)
         average = Fraction(sum(nets.get(p, 0) for p in people), len(people)) if people else 0
         for pid, net in nets.items():
@@ -191,8 +174,27 @@ def night(db: Connection, chat_id: int) -> Card | Info:
     by_event = book.transfers_of(db, [e.id for e in live])
     tally = _Tally()
     for e in live:
-        tally.add(_Record(e.kind, e.game, e.data, e.hand_no, e.created_at, by_event.get(e.id, [])))
+        tally.add(_record(e, by_event.get(e.id, [])))
     return _card(db, chat, tally, None, streak=False)
+
+
+def _record(e: EventRow, transfers: Sequence[TransferRow]) -> Record:
+    payments = [Payment(t.payer_id, t.payee_id, t.amount, t.reason) for t in transfers]
+    unit = transfers[0].unit if transfers else None
+    return Record(
+        e.id,
+        e.season_id,
+        e.table_id,
+        e.seq,
+        e.kind,
+        e.game,
+        e.hand_no,
+        e.created_at,
+        e.undone_by is not None,
+        e.data,
+        unit,
+        payments,
+    )
 
 
 def _night_events(db: Connection, season_id: int) -> Sequence[EventRow]:
@@ -219,25 +221,9 @@ def season_card(db: Connection, chat_id: int, number: int | None) -> Card | Info
     chat = chats.get_chat(db, chat_id)
     assert chat is not None
     tally = _Tally()
-    for live, record in _records(ratings.stream_records(db, chat_id, season.id)):
-        if live:
+    for record in records.of_seasons(db, [season.id], records.NUMBERED):
+        if not record.undone:
             tally.add(record)
     if tally.start is None:
         return Info(N_("No hands recorded yet."))
     return _card(db, chat, tally, season, streak=True)
-
-
-def _records(rows: Iterable[Any]) -> Iterator[tuple[bool, _Record]]:
-    """(live, the record) of a stream of payment rows (`ratings.stream_records`)."""
-    record: _Record | None = None
-    event_id, live = None, False
-    for row in rows:
-        if record is None or row.id != event_id:
-            if record is not None:
-                yield live, record
-            event_id, live = row.id, row.undone_by is None
-            record = _Record(row.kind, row.game, row.data, row.hand_no, row.created_at, [])
-        if row.amount is not None:
-            record.transfers.append(row)
-    if record is not None:
-        yield live, record

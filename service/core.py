@@ -7,11 +7,12 @@ commit the change with it; reads use a consistent snapshot. Nothing here knows T
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
 from scoring.games import EventKind
 from service import (
@@ -22,7 +23,6 @@ from service import (
     ledger,
     mahjong,
     people,
-    rating,
     repeats,
     stakes,
     tables,
@@ -63,7 +63,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
-from storage.unit_of_work import ChatWrite, UnitOfWork
+from storage.unit_of_work import UnitOfWork
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     NewTable: tables.new_table,
@@ -102,7 +102,6 @@ def again(tx: Tx, req: Again) -> Reply:
 
 
 WRITES[Again] = again
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -139,14 +138,6 @@ class Service:
         """`answer`, awaited from the event loop (in a worker thread: the database blocks)."""
         return await asyncio.to_thread(self.answer, ctx, request)
 
-    async def write(self, work: Callable[[Connection], T]) -> T:
-        """A write of the bot's own (its outbox), in a transaction of its own."""
-        return await asyncio.to_thread(self._own_write, work)
-
-    def _own_write(self, work: Callable[[Connection], T]) -> T:
-        with self.uow.transaction() as db:
-            return work(db)
-
     async def close(self) -> None:
         """Let go of the database's connections (the bot is stopping)."""
         await asyncio.to_thread(self.engine.dispose)
@@ -163,41 +154,39 @@ class Service:
         """Group → supergroup migration: the chat's records follow it to the new id, merged
         with any the new id has already (see `storage.gateway.chat_move`)."""
         with self.uow.transaction() as db:
-            moved = chat_move.move_chat(db, old_id, new_id)
-            kept = chats.get_chat(db, new_id)
-            if moved == "merged" and kept is not None and kept.rating:
-                rating.rebuild(db, new_id)  # the view of the ledger, made anew
-            return moved
+            return chat_move.move_chat(db, old_id, new_id)
 
     def try_out(self, ctx: Ctx, request: Request) -> Answer:
         """A write run as `answer` would, then rolled back: its reply, or its `ServiceError`
         (the Mini App checks each tap with it). Nothing is kept."""
-        use_case = WRITES[type(request)]
-        with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False) as work:
-            return self._apply(work, replace(ctx, update_id=None), request, use_case)
+        use_case, ctx = WRITES[type(request)], replace(ctx, update_id=None)
+        with self.uow.chat(ctx.chat_id, ctx.thread_id, keep=False, make=self._tx(ctx)) as tx:
+            return self._apply(tx, request, use_case)
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
-        with self.uow.chat(ctx.chat_id, ctx.thread_id, ctx.update_id) as work:
-            return self._apply(work, ctx, request, use_case)
+        chat, thread, update = ctx.chat_id, ctx.thread_id, ctx.update_id
+        with self.uow.chat(chat, thread, update, make=self._tx(ctx)) as tx:
+            return self._apply(tx, request, use_case)
 
-    def _apply(
-        self, work: ChatWrite, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]
-    ) -> Answer:
-        tx = Tx(work.db, work.chat, work.season, ctx, table_read=work.table, table_was_read=True)
-        first_lang = of_telegram(ctx.actor.language) if work.chat.lang is None else None
+    @staticmethod
+    def _tx(ctx: Ctx) -> Callable[..., Tx]:
+        return functools.partial(Tx, ctx=ctx)
+
+    def _apply(self, tx: Tx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
+        ctx = tx.ctx
+        first_lang = of_telegram(ctx.actor.language) if tx.chat.lang is None else None
         if first_lang:  # the chat's first kept command: its sender's language, kept
-            work.chat.lang = first_lang
+            tx.chat.lang = first_lang
         title = clean_title(ctx.chat_title)  # as names are: no override reorders it
-        if (title and title != work.chat.title) or first_lang:
-            work.chat.title = title or work.chat.title  # /me names groups by it
-            chats.save_settings(work.db, work.chat)
-        if work.earlier is not None:
-            return Answer(self._repeat(tx, work.earlier[0]), self._shown(tx))
+        if (title and title != tx.chat.title) or first_lang:
+            tx.chat.title = title or tx.chat.title  # /me names groups by it
+            chats.save_settings(tx.db, tx.chat)
+        if tx.earlier is not None:
+            return Answer(self._repeat(tx, tx.earlier[0]), self._shown(tx))
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
             return Answer(question.ask, self._shown(tx))
-        work.event_id = tx.event_id
         return Answer(reply, self._shown(tx))
 
     @staticmethod

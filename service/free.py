@@ -23,6 +23,7 @@ from service.replies import Recorded
 from service.requests import Pay, PlayerRef, RefKind, Score, ScoreEntry
 from service.tables import require_table
 from service.unit import Tx
+from storage.gateway.ledger import Held
 from storage.models import PlayerRow, TableRow, TransferRow
 
 USAGE_S = "/s A+30 B-10 C"  # no words to translate
@@ -38,7 +39,8 @@ def table_unit(table: TableRow) -> str:
 
 def score(tx: Tx, req: Score) -> Recorded:
     table = require_table(tx, Game.FREE)
-    people, balances = who.seated_with_balances(tx, table, table_unit(table))
+    seated = who.seated_with_balances(tx, table, table_unit(table))
+    people, balances = seated.people, seated.balances
     seats: list[tuple[int, Fraction | None]] = []
     for entry in req.entries:
         seat = who.seat_of(tx, table, entry.player, people)
@@ -58,7 +60,8 @@ def score(tx: Tx, req: Score) -> Recorded:
 
 def pay(tx: Tx, req: Pay) -> Recorded:
     table = require_table(tx)
-    people, balances = who.seated_with_balances(tx, table, table_unit(table))
+    seated = who.seated_with_balances(tx, table, table_unit(table))
+    people, balances = seated.people, seated.balances
     payer = people[who.seat_of(tx, table, req.payer, people)]
     payee = people[who.seat_of(tx, table, req.payee, people)]
     net = _checked(lambda: transfer(payer.id, payee.id, req.amount), USAGE_PAY)
@@ -81,7 +84,7 @@ def _record(
     tx: Tx,
     table: TableRow,
     people: Sequence[PlayerRow],
-    balances: Mapping[int, Fraction | int | None],
+    balances: Mapping[int, Held | None],
     kind: EventKind,
     net: Mapping[int, Fraction],
     reason: str,

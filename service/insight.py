@@ -1,22 +1,22 @@
 """Insight into a season: /stats, /chart (the data behind the picture) and /export (the ledger).
 
 Read-only, no Telegram and no plotting here, and nothing here grows with the season in memory:
-/stats reads the statistics kept as hands are recorded and undone (`scoring.hand_stats` defines
-them), /chart a few hundred points (of a short season's ledger, or of a long one's balance marks),
-/export rows streamed to a file.
+/stats is computed from one streamed pass over the season's hands (`service.tally`), /chart keeps
+a few hundred points of one streamed pass over its payments, /export streams rows to a file.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 from sqlalchemy.engine import Connection, Engine
 
-from scoring.games import Unit
+from scoring.games import Game, Unit
 from scoring.hand_stats import COUNTERS
+from service import tally
 from service.replies import (
     ChartData,
     ChartLine,
@@ -33,19 +33,18 @@ from service.replies import (
 from service.requests import Chart, Export, Stats
 from service.views import chat_zone, season_for
 from storage.gateway import ledger as book
-from storage.gateway import marks, players
-from storage.gateway.stats import season_stats
+from storage.gateway import players
 from storage.unit_of_work import reading
 
 # --- /stats -------------------------------------------------------------------------------
 
 
 def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
-    """Per player counts of the season's live hands, for each game: read from the statistics
-    kept as hands are recorded and undone (`storage.gateway.stats`), nets from the balances
-    (transfers count in the nets only: a player with only transfers has a line, no hands)."""
+    """Per player counts of the season's live hands, for each game: counted from the season's
+    hands (`service.tally`), nets from the balances (transfers count in the nets only: a
+    player with only transfers has a line, no hands)."""
     season = season_for(db, chat_id, req.season)
-    kept = season_stats(db, season.id)
+    kept = tally.season(db, season.id)
     net = {(b.unit, b.player_id): b.amount for b in book.balances(db, season.id)}
     names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
 
@@ -60,8 +59,8 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     free: dict[str, list[FreeLine]] = defaultdict(list)
     for (unit, pid), c in counts.items():
         total = net.get((unit, pid), Fraction(0))
+        values = [(Fraction(v), t) for v, t in kept.wins.get((unit, pid), {}).items()]
         if Unit.of(unit) is Unit.FREE:
-            values = kept.wins.get((unit, pid), [])
             free[unit].append(
                 FreeLine(
                     name=name(pid),
@@ -72,7 +71,6 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
                 )
             )
         elif unit == "mahjong":
-            values = kept.wins.get((unit, pid), [])
             wins = sum(times for _, times in values)
             mahjong.append(
                 MahjongLine(
@@ -100,29 +98,29 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     return StatsView(
         season=season.number,
         archived=season.archived_at is not None,
-        mahjong_hands=kept.hands.get("mahjong", (0, 0))[0],
+        mahjong_hands=kept.live("mahjong"),
         mahjong=tuple(sorted(mahjong, key=lambda x: (-x.net, x.name.casefold()))),
         head_to_head=_head_to_head(kept.pairs, name),
-        k510_hands=kept.hands.get("510k", (0, 0))[0],
+        k510_hands=kept.live("510k"),
         k510=tuple(sorted(k510, key=lambda x: (-x.net, x.name.casefold()))),
         free=tuple(
             FreeSection(
                 unit=unit,
-                rounds=kept.hands.get(unit, (0, 0))[0],
+                rounds=kept.live(unit),
                 lines=tuple(sorted(free[unit], key=lambda x: (-x.net, x.name.casefold()))),
             )
             for unit in sorted(free, key=Unit.order)
         ),
-        undone=sum(undone for _, undone in kept.hands.values()),
+        undone=kept.undone,
     )
 
 
 def _head_to_head(
-    paid: Mapping[tuple[int, int], Fraction], name: Callable[[int], str]
+    paid: Mapping[tuple[int, int], Fraction | int], name: Callable[[int], str]
 ) -> tuple[HeadToHead, ...]:
     pairs = []
     for a, b in {tuple(sorted(pair)) for pair in paid}:
-        ab, ba = paid.get((a, b), Fraction(0)), paid.get((b, a), Fraction(0))
+        ab, ba = Fraction(paid.get((a, b), 0)), Fraction(paid.get((b, a), 0))
         payer, payee, out, back = (a, b, ab, ba) if ab >= ba else (b, a, ba, ab)
         pairs.append(HeadToHead(name(payer), name(payee), out, back))
     return tuple(sorted(pairs, key=lambda p: (-p.net, p.payer.casefold(), p.payee.casefold())))
@@ -131,25 +129,20 @@ def _head_to_head(
 # --- /chart -------------------------------------------------------------------------------
 
 CHART_POINTS = 400  # balances drawn per series at most (the picture is ~1,000 pixels wide)
-EXACT_UP_TO = 2_000  # live records: up to here all are read, beyond, the marks (≥ 100)
 
 
 def chart_data(db: Connection, chat_id: int, req: Chart) -> ChartData:
     """Each player's balance over the season's live hands and transfers, one series per unit
     (mahjong, 510K, each free game), at no more than `CHART_POINTS` + 1 points (a picture shows
-    no more), exact. A short season: evenly spaced records, from one streamed pass over its
-    payments; a long one: the balance marks (`storage.gateway.marks`, one every few records),
-    thinned out, and the balances now. /chart draws it, and the Mini App."""
+    no more), exact: evenly spaced records (every one when few), from one streamed pass over
+    the season's payments, and the balances now. /chart draws it, and the Mini App."""
     season = season_for(db, chat_id, req.season)
-    counts = marks.live_counts(db, season.id)
+    counts = book.live_counts(db, season.id)
     now: dict[str, dict[int, Fraction]] = defaultdict(dict)  # everyone with a balance
     for b in book.balances(db, season.id):
         now[b.unit][b.player_id] = b.amount
     units = sorted(counts, key=Unit.order)
-    if sum(counts.values()) <= EXACT_UP_TO:
-        points = _every_record(db, season.id, counts)
-    else:
-        points = _from_marks(db, season.id, counts)
+    points = _every_record(db, season.id, counts)
     names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
     return ChartData(
         season=season.number,
@@ -168,14 +161,30 @@ def _every_record(
 ) -> dict[str, list[Point]]:
     """Each unit's balances after evenly spaced live records (every one when few), the last
     one left out (the balances now): one streamed pass over the season's payments."""
-    samples = {unit: _Samples(n) for unit, n in counts.items()}
+    return balances_after(db, season_id, {unit: _evenly(n) for unit, n in counts.items()})
+
+
+def _evenly(records: int) -> set[int]:
+    """At most `CHART_POINTS` evenly spaced counts of records played, before the last."""
+    step = max(1, -(-records // CHART_POINTS))  # ceil: at most CHART_POINTS samples
+    return set(range(step, records, step))
+
+
+def balances_after(
+    db: Connection, season_id: int, wanted: Mapping[str, Collection[int]]
+) -> dict[str, list[Point]]:
+    """Each unit's balances after each `wanted` count of its live records (and none played),
+    from one streamed pass over the season's payments."""
+    samples = {unit: _Samples(at) for unit, at in wanted.items()}
     last_event = None
     sampler: _Samples | None = None
     for event_id, game, unit, payer, payee, amount in book.stream_live_payments(db, season_id):
         if event_id != last_event:
             if sampler is not None:
                 sampler.hand_done()
-            sampler, last_event = samples[unit or marks.unit_of(game)], event_id
+            unit = unit or Game(game).unit.value
+            sampler = samples.setdefault(unit, _Samples(()))
+            last_event = event_id
         if amount is not None and sampler is not None:
             sampler.pay(payer, payee, amount)
     if sampler is not None:
@@ -184,11 +193,10 @@ def _every_record(
 
 
 class _Samples:
-    """A series' running balances, kept at evenly spaced records before the last."""
+    """A series' running balances, kept after the wanted counts of records played."""
 
-    def __init__(self, hands: int) -> None:
-        step = max(1, -(-hands // CHART_POINTS))  # ceil: at most CHART_POINTS samples
-        self.wanted = set(range(step, hands, step))
+    def __init__(self, wanted: Collection[int]) -> None:
+        self.wanted = set(wanted)
         self.balance: dict[int, Fraction | int] = defaultdict(int)
         self.played = 0
         self.kept: list[Point] = [(0, {})]
@@ -203,65 +211,6 @@ class _Samples:
         self.played += 1
         if self.played in self.wanted:
             self.kept.append((self.played, dict(self.balance)))
-
-
-def _from_marks(
-    db: Connection, season_id: int, counts: Mapping[str, int]
-) -> dict[str, list[Point]]:
-    """Each unit's balances at its marks, at most one per `CHART_POINTS` - 1 evenly spaced
-    steps of its records, before the last record (the balances now). A mark counts the records
-    live when it was written: one undone since (after the mark) is taken out of it here. The
-    marks are read twice: where each stands (a row per mark and unit), then the balances of
-    the few hundred kept."""
-    held = _Held(marks.undone_after(db, season_id))
-    steps = {unit: max(1, -(-n // (CHART_POINTS - 1))) for unit, n in counts.items()}
-    last = dict.fromkeys(counts, 0)
-    kept: dict[tuple[int, str], tuple[int, dict[int, Fraction | int]]] = {}
-    for seq, unit, played in marks.mark_places(db, season_id):
-        held.move_to(seq)
-        played -= held.records[unit]
-        if unit not in counts or not 0 < played < counts[unit]:
-            continue
-        if (played - 1) // steps[unit] > (last[unit] - 1) // steps[unit]:
-            kept[(seq, unit)], last[unit] = (played, dict(held.nets[unit])), played
-    balances: dict[tuple[int, str], dict[int, Fraction | int]] = defaultdict(dict)
-    for seq, unit, pid, amount in marks.marked_balances(
-        db, season_id, sorted({s for s, _ in kept})
-    ):
-        if (seq, unit) in kept:
-            balances[(seq, unit)][pid] = amount
-    points: dict[str, list[Point]] = {unit: [(0, {})] for unit in counts}
-    for (seq, unit), (played, undone) in sorted(kept.items()):
-        at = balances[(seq, unit)]
-        for pid, value in undone.items():
-            at[pid] = at.get(pid, 0) - value
-        points[unit].append((played, at))
-    return points
-
-
-class _Held:
-    """The undone records a mark still holds, summed by unit, as the marks are read in order:
-    a record undone after it (at event `undo_seq`) is held by the marks in (its seq,
-    undo_seq]."""
-
-    def __init__(self, undone: list[marks.Undone]) -> None:
-        self.entering = deque(sorted(undone, key=lambda r: r[0]))
-        self.leaving = deque(sorted(undone, key=lambda r: r[1]))
-        self.records: dict[str, int] = defaultdict(int)
-        self.nets: dict[str, dict[int, Fraction | int]] = defaultdict(dict)
-
-    def move_to(self, seq: int) -> None:
-        while self.entering and self.entering[0][0] < seq:
-            self._hold(self.entering.popleft(), 1)
-        while self.leaving and self.leaving[0][1] < seq:
-            self._hold(self.leaving.popleft(), -1)
-
-    def _hold(self, record: marks.Undone, sign: int) -> None:
-        _, _, unit, net = record
-        self.records[unit] += sign
-        nets = self.nets[unit]
-        for pid, value in net.items():
-            nets[pid] = nets.get(pid, 0) + sign * value
 
 
 def _series(unit: str, points: list[Point], names: Mapping[int, str]) -> ChartSeries:

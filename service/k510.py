@@ -32,7 +32,8 @@ USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
 
 def report(tx: Tx, req: Report) -> Recorded:
     table = require_table(tx, Game.K510, Game.K510_3)
-    people, balances = who.seated_with_balances(tx, table, UNIT)
+    seated = who.seated_with_balances(tx, table, UNIT)
+    people = seated.people
     rep = _report(tx, table, people, req)
     data: dict[str, Any] = {
         "names": [p.name for p in people],
@@ -57,7 +58,7 @@ def report(tx: Tx, req: Report) -> Recorded:
     same = repeats.content(tx, table, people, req)
     event = record(tx, table, EventKind.HAND, data, same=same)
     transfers = [] if result is None else _transfers(tx, table, event.id, result, data)
-    pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
+    pay_out(tx, table, event, transfers, unit=UNIT, balances=seated.balances)
     return Recorded(view=recorded_view(tx, event, transfers, people), progress=progress)
 
 

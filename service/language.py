@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from service.context import Ctx
 from storage.gateway import chats
-from storage.unit_of_work import UnitOfWork
+from storage.unit_of_work import ChatWrite, UnitOfWork
 
 LANGUAGES = ("zh", "en")
 
@@ -35,7 +35,7 @@ def keep_first(uow: UnitOfWork, ctx: Ctx) -> str | None:
     lang = of_telegram(ctx.actor.language)
     if lang is None:
         return None
-    with uow.chat(ctx.chat_id, ctx.thread_id) as work:
+    with uow.chat(ctx.chat_id, ctx.thread_id, make=ChatWrite) as work:
         if work.chat.lang is None:
             work.chat.lang = lang
             chats.save_settings(work.db, work.chat)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game
-from service import rating, repeats
+from service import repeats
 from service.errors import N_, Forbidden, ServiceError
 from service.hand_views import HandView, seat_ids, view_of
 from service.replies import Info, UndoAsk, Undone, UndoPick
@@ -17,7 +17,8 @@ from service.requests import Undo
 from service.squaring import hand_par, par_weights
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import players, stats, tables
+from storage.gateway import players, tables
+from storage.gateway.chats import Tail
 from storage.models import EventRow, PlayerRow, TableRow, TransferRow
 
 
@@ -94,7 +95,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
-    tx.event_id = record.id
+    tx.event_id, tx.tail = record.id, None  # the table's records changed
     book.mark_undone(tx.db, target.id, record.id)
     target.undone_by = record.id
     # The last hand's kongs and dealer come back only to the seating they were recorded at.
@@ -104,15 +105,10 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
             book.mark_undone(tx.db, kong.id, record.id)
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
-        book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=transfers[0].unit)
         seats = target.data.get("seats") or (table.seats if table is not None else ())
-        if par := hand_par(transfers, seats, par_weights(target.data)):
-            back = {pid: -value for pid, value in par.items()}
-            book.move_pars(tx.db, target.season_id, transfers[0].unit, back)
-    if target.kind == EventKind.HAND:
-        stats.count_hand(tx.db, target.season_id, target.game, target.data, transfers, undo=True)
-        if tx.chat.rating:
-            rating.uncounted(tx.db, tx.chat.id, target, transfers)
+        par = hand_par(transfers, seats, par_weights(target.data))
+        unit = transfers[0].unit
+        book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=unit, par=par)
     dealer = None
     if (
         newest
@@ -215,27 +211,21 @@ def pay_out(
     transfers: Sequence[TransferRow],
     *,
     unit: str,
-    balances: Mapping[int, Fraction | int | None],
+    balances: Mapping[int, book.Held | None],
 ) -> dict[int, Fraction | int]:
     """A record's payments written and the season's balances moved by them (`balances`: the
-    seated players' before, `seated_with_balances`); a hand or round also counts in /stats, a
-    transfer in the balances only. Returns the balances after it, by player id."""
-    after = book.add_transfers(
+    seated players' before, `seated_with_balances`), and their pars (not zero-sum: the
+    average goes to the seats; a marathon of four: as its score is shared). Returns the
+    balances after it, by player id."""
+    return book.add_transfers(
         tx.db,
         transfers,
         season_id=tx.season.id,
         unit=unit,
         seated=table.seats,
         balances=balances,
+        par=hand_par(transfers, table.seats, par_weights(event.data)),
     )
-    # not zero-sum: the average goes to the seats (a marathon of four: as its score is shared)
-    if par := hand_par(transfers, table.seats, par_weights(event.data)):
-        book.move_pars(tx.db, tx.season.id, unit, par)
-    if event.kind == EventKind.HAND:
-        stats.count_hand(tx.db, tx.season.id, table.game, event.data, transfers)
-        if tx.chat.rating:
-            rating.counted(tx.db, tx.chat.id, event, transfers)
-    return after
 
 
 def record(
@@ -266,5 +256,12 @@ def record(
         recorded_by_name=tx.ctx.actor.name,
         tiles=tiles,
     )
-    tx.event_id = event.id
+    tx.event_id, tx.tail = event.id, None  # the table's records changed
     return event
+
+
+def table_tail(tx: Tx, table: TableRow) -> Tail | None:
+    """The table's `Tail` as the write's first statement read it, while it holds (nothing
+    recorded since, the same table)."""
+    tail = tx.tail
+    return tail if tail is not None and tail.table_id == table.id else None

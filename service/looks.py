@@ -72,6 +72,6 @@ def _players(db: Connection, ctx: Ctx, request: ShowPlayers) -> Reply:
     season = chats.current_season(db, ctx.chat_id) if chat else None
     if chat is None or season is None:
         return Info(N_("No table is open here. Open one first:"), {"usage": tables.USAGE_NEW})
-    tx = Tx(db, chat, season, ctx)
+    tx = Tx(db=db, chat=chat, season=season, ctx=ctx, table_fresh=False)
     view = tables.show_players(tx, request)
     return mahjong.with_kongs(tx, view)  # the /hu buttons offer nothing they contradict

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 from scoring import ERROR_CODES, PendingKongs
@@ -28,18 +27,20 @@ from service import players as who
 from service import repeats
 from service.errors import N_, ServiceError
 from service.hand_tiles import NO_TILES, HandsRead, read_hands
-from service.ledger import fresh_view, pay_out, record, recorded_view
+from service.ledger import fresh_view, pay_out, record, recorded_view, table_tail
 from service.records import as_record
 from service.replies import Recorded, TableView
 from service.requests import Gang, Hu, HuClause, Liuju
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
-from storage.gateway import stats, tables
-from storage.models import EventRow, PlayerRow, TableRow, TransferRow
+from storage.gateway import reminders, tables
+from storage.gateway.ledger import Seated
+from storage.models import PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.MAHJONG
 MAX_KONGS = 4  # a player's kongs in one hand: its four sets
+MENQING = "menqing"  # the reminder's hint (`storage.gateway.reminders`)
 USAGE_GANG = N_("/gang <player> an | ming <from> | bu <from>")
 
 
@@ -55,7 +56,7 @@ def gang(tx: Tx, req: Gang) -> Recorded:
     if source == konger:
         raise ServiceError(N_("A player cannot kong his own discard."), usage=USAGE_GANG)
     pending = _pending_kongs(tx, table)  # a kong of someone who left (/sub) is not theirs
-    had = sum(1 for _, k, stand in pending if k.konger == konger and konger not in stand)
+    had = sum(1 for k, stand in pending if k.konger == konger and konger not in stand)
     if had >= MAX_KONGS:
         raise ServiceError(
             N_(
@@ -73,44 +74,45 @@ def gang(tx: Tx, req: Gang) -> Recorded:
 
 def hu(tx: Tx, req: Hu) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
-    people, balances = who.seated_with_balances(tx, table, UNIT)
+    seated = who.seated_with_balances(tx, table, UNIT, MENQING)
+    people = seated.people
     pending = _pending_kongs(tx, table)
     # A kong made by someone who left (/sub) is theirs: never the newcomer's chain or tiles.
-    recorded = [k for _, k, stand in pending if k.konger not in stand]
-    left = tuple(k for _, k, stand in pending if k.konger in stand)
+    recorded = [k for k, stand in pending if k.konger not in stand]
+    left = tuple(k for k, stand in pending if k.konger in stand)
     tiles = read_hands(tx, table, people, req.clauses, recorded)
     kongs = PendingKongs([*recorded, *tiles.kongs])
     wins = tuple(
         tiles.apply(i, _win(tx, table, people, clause, kongs))
         for i, clause in enumerate(req.clauses)
     )
-    stands = [(k, stand) for _, k, stand in pending if stand]
+    stands = [(k, stand) for k, stand in pending if stand]
     settling = (*kongs.settling(), *left)
     same = repeats.content(tx, table, people, req)
-    return _settle(tx, table, people, balances, wins, settling, tiles, stands, same)
+    return _settle(tx, table, seated, wins, settling, tiles, stands, same)
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
     table = require_table(tx, Game.MAHJONG)
-    people, balances = who.seated_with_balances(tx, table, UNIT)
+    seated = who.seated_with_balances(tx, table, UNIT)
     pending = _pending_kongs(tx, table)
-    kongs = tuple(k for _, k, _ in pending)
-    stands = [(k, stand) for _, k, stand in pending if stand]
-    same = repeats.content(tx, table, people, req)
-    return _settle(tx, table, people, balances, (), kongs, stands=stands, same=same)
+    kongs = tuple(k for k, _ in pending)
+    stands = [(k, stand) for k, stand in pending if stand]
+    same = repeats.content(tx, table, seated.people, req)
+    return _settle(tx, table, seated, (), kongs, stands=stands, same=same)
 
 
 def _settle(
     tx: Tx,
     table: TableRow,
-    people: Sequence[PlayerRow],
-    balances: Mapping[int, Fraction | int | None],
+    seated: Seated,
     wins: tuple[Win, ...],
     kongs: tuple[Kong, ...],
     tiles: HandsRead = NO_TILES,
     stands: Sequence[tuple[Kong, StandIns]] = (),
     same: Any = None,
 ) -> Recorded:
+    people = seated.people
     hand = MahjongHand(dealer=table.dealer, wins=wins, kongs=kongs, sisuang=table.sisuang)
     try:
         result = settle_hand(hand)
@@ -137,14 +139,15 @@ def _settle(
     winners = [people[w.winner].name for w in wins]
     event = record(tx, table, EventKind.HAND, data, tiles=tiles.column(winners), same=same)
     transfers = _transfers(tx, table, event.id, result, stands)
-    pay_out(tx, table, event, transfers, unit=UNIT, balances=balances)
+    pay_out(tx, table, event, transfers, unit=UNIT, balances=seated.balances)
     if result.next_dealer != table.dealer:
         table.dealer = result.next_dealer
         tables.set_dealer(tx.db, table.id, table.dealer)
     view = recorded_view(tx, event, transfers, people)
     # The long hint once per player and season: the win's line says "not 门清" every time.
     unsure = [people[wins[i].winner] for i in unsaid]
-    first = stats.first_reminders(tx.db, tx.season.id, "menqing", [p.id for p in unsure])
+    ids = [p.id for p in unsure if p.id not in seated.reminded]
+    first = reminders.first_reminders(tx.db, tx.season.id, MENQING, ids)
     remind = tuple(dict.fromkeys(p.name for p in unsure if p.id in first))
     return Recorded(view=view, dealer=people[result.next_dealer].name, not_concealed=remind)
 
@@ -227,7 +230,7 @@ def with_kongs(tx: Tx, view: TableView) -> TableView:
     table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None or view.game != Game.MAHJONG or None in view.seats:
         return view
-    kongs = tuple((k.konger, k.kind.value) for _, k, _ in _pending_kongs(tx, table))
+    kongs = tuple((k.konger, k.kind.value) for k, _ in _pending_kongs(tx, table))
     return replace(view, kongs=kongs)
 
 
@@ -235,12 +238,16 @@ def with_kongs(tx: Tx, view: TableView) -> TableView:
 StandIns = dict[int, int]
 
 
-def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[EventRow, Kong, StandIns]]:
+def _pending_kongs(tx: Tx, table: TableRow) -> list[tuple[Kong, StandIns]]:
     """Kongs recorded since the table's last live hand, oldest first: they belong to the
-    current hand."""
-    tail = book.live_tail(tx.db, table.id, tx.season.id)
-    kongs = [e for e in reversed(tail) if e.kind == EventKind.KONG]
-    return [(e, *_kong_from(e.data["kong"], table)) for e in kongs]
+    current hand (as the write's first statement read them, while that holds)."""
+    read = table_tail(tx, table)
+    if read is not None:
+        kongs = [data["kong"] for data in read.kongs]
+    else:
+        tail = book.live_tail(tx.db, table.id, tx.season.id)
+        kongs = [e.data["kong"] for e in reversed(tail) if e.kind == EventKind.KONG]
+    return [_kong_from(kong, table) for kong in kongs]
 
 
 def _kong_data(kong: Kong, table: TableRow, stand: StandIns | None = None) -> dict[str, Any]:

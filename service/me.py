@@ -1,7 +1,7 @@
 """/me: a member's own record in every group they play in (where a player is linked to their
-Telegram account), from what each group keeps for /standings and /stats: the balances and the
-counters of each season, added up for all time. Nothing of anyone else beyond what the group
-shows its members (/stats' head-to-head), and nothing of a group they do not play in."""
+Telegram account): the balances of each season and the counters /stats counts (one pass over
+the group's hands: `service.tally`), added up for all time. Nothing of anyone else beyond what
+the group shows its members (/stats' head-to-head), and nothing of a group they do not play in."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from sqlalchemy.engine import Connection
 
 from scoring.games import Unit
 from scoring.hand_stats import COUNTERS
+from service import tally as counted
 from service.ledger import player_names
 from service.names import clean_title
 from service.replies import MeCounts, MeGame, MeGroup, MeView
-from storage.gateway import chats, players, stats
+from storage.gateway import chats, players
 from storage.gateway import ledger as book
 from storage.models import PlayerRow
 
@@ -40,11 +41,12 @@ class _Tally:
         self.counts = dict.fromkeys(COUNTERS, 0)
         self.biggest: Fraction | None = None
 
-    def add(self, counts: dict[str, int], wins: Iterable[tuple[Fraction, int]]) -> None:
+    def add(self, counts: dict[str, int], wins: Iterable[Fraction | int]) -> None:
         for name in COUNTERS:
             self.counts[name] += counts.get(name, 0)
-        for value, _ in wins:
-            self.biggest = value if self.biggest is None else max(self.biggest, value)
+        for value in wins:
+            won = Fraction(value)
+            self.biggest = won if self.biggest is None else max(self.biggest, won)
 
     def view(self) -> MeCounts:
         c = self.counts
@@ -65,7 +67,9 @@ def _group(db: Connection, mine: PlayerRow) -> MeGroup | None:
     current = chats.current_season(db, mine.chat_id)
     if chat is None or current is None:
         return None
-    seasons = [s for s, _ in chats.seasons_with_hands(db, mine.chat_id)]
+    seasons = chats.seasons_of(db, mine.chat_id)
+    found = counted.seasons(db, [s.id for s in seasons])
+    mates: dict[int, int] = defaultdict(int)
     now: dict[str, _Tally] = defaultdict(_Tally)
     ever: dict[str, _Tally] = defaultdict(_Tally)
     paid: dict[int, Fraction] = defaultdict(Fraction)  # to each other player (mahjong)
@@ -76,17 +80,19 @@ def _group(db: Connection, mine: PlayerRow) -> MeGroup | None:
             if b.player_id == mine.id:
                 for tally in tallies:
                     tally[b.unit].net += b.amount
-        kept = stats.season_stats(db, season.id)
+        kept = found[season.id]
         for (unit, pid), counts in kept.counts.items():
             if pid == mine.id:
                 for tally in tallies:
-                    tally[unit].add(counts, kept.wins.get((unit, pid), []))
+                    tally[unit].add(counts, kept.wins.get((unit, pid), {}))
         for (payer, payee), amount in kept.pairs.items():
             if payer == mine.id:
                 paid[payee] += amount
             elif payee == mine.id:
                 got[payer] += amount
-    mates = stats.mates(db, [s.id for s in seasons], mine.id)
+        for (pid, mate), n in kept.mates.items():
+            if pid == mine.id:
+                mates[mate] += n
     names = player_names(db, [*mates, *paid, *got])
     top = sorted(mates.items(), key=lambda m: (-m[1], names.get(m[0], "?").casefold()))
     pairs = sorted(

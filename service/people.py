@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from scoring.games import Game
-from service import identity, names, rating, seating
+from service import identity, names, seating
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, Forbidden, ServiceError
@@ -234,6 +234,4 @@ def merge(tx: Tx, req: Merge) -> Merged:
     elif kept.username is None and username is not None:
         kept.username = username
     players.save_player(tx.db, kept)
-    if tx.chat.rating:
-        rating.rebuild(tx.db, tx.chat.id)
     return Merged(gone=gone.name, kept=kept.name, records=moved)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 
 from service import names
 from service.errors import N_, ServiceError
@@ -83,11 +82,12 @@ def seated(tx: Tx, table: TableRow) -> list[PlayerRow]:
 
 
 def seated_with_balances(
-    tx: Tx, table: TableRow, unit: str
-) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
-    """`seated`, and their balances in `unit` this season (None: none yet), read together: a
-    hand's transfers add to them (`ledger.add_transfers`)."""
-    return book.seated_with_balances(tx.db, table.seats, tx.season.id, unit)
+    tx: Tx, table: TableRow, unit: str, hint: str | None = None
+) -> book.Seated:
+    """`seated`, their balances in `unit` this season (amount and par; None: none yet) and
+    who of them had `hint`, read together: a hand's transfers add to them
+    (`ledger.add_transfers`)."""
+    return book.seated(tx.db, table.seats, tx.season.id, unit, hint)
 
 
 def seat_of(

@@ -5,35 +5,47 @@ a table's hands until the next table opens or play pauses for `SITTING_GAP`. The
 sitting are placed by their net over its live hands (equal nets share a place) and rated from
 those places; the rating shown is the library's ordinal, mu - 3 sigma.
 
-The rating is a view of the ledger: each sitting's nets and everyone's ratings after it are kept
-(`storage.gateway.ratings`), a recorded hand adds to its sitting's nets and an undo takes them
-away, and the ratings are computed again from that sitting on; `rebuild` makes the whole view
-anew from the ledger (turning the rating on, a chat move)."""
+The rating is a view of the ledger, computed when asked from one pass over the chat's hands
+(`storage.gateway.records`): nothing of it is kept, so an undo, a merge or a chat move is
+followed by the next /rating. openskill is imported only then."""
 
 from __future__ import annotations
 
+import functools
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openskill.models import PlackettLuce
 from sqlalchemy.engine import Connection
 
-from scoring.games import EventKind, Game, Unit
+from scoring.games import Game, Unit
+from scoring.hand_stats import Payment
 from service.errors import N_
 from service.replies import Info, RatedSitting, RatingGame, RatingLine, RatingView
-from storage.gateway import chats, players, ratings
-from storage.gateway.ledger import NEWEST
-from storage.models import EventRow, RatingSittingRow, TransferRow
+from storage.gateway import chats, players, records
+
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
 
 SITTING_GAP = timedelta(hours=6)
-MODEL = PlackettLuce()  # the library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300
 RECENT = 5  # sittings shown under /rating
 OFF = N_("The rating is off in this chat. An admin can turn it on with /set rating on.")
 
 Nets = dict[int, Fraction | int]
-Ratings = dict[str, Any]  # player id (text) → [mu, sigma, sittings]
+Kept = tuple[float, float, int]  # a player's (mu, sigma, sittings rated)
+Ratings = dict[int, Kept]
+
+
+@functools.cache
+def model() -> PlackettLuce:
+    """The library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300 (imported on first use:
+    the bot does not carry openskill until someone asks)."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
 
 
 def unit_of(game: str, data: Mapping[str, Any]) -> str:
@@ -41,14 +53,14 @@ def unit_of(game: str, data: Mapping[str, Any]) -> str:
     return str(data["unit"]) if game == Game.FREE else Game(game).unit.value
 
 
-def hand_nets(data: Mapping[str, Any], transfers: Iterable[TransferRow | Any]) -> Nets:
+def hand_nets(data: Mapping[str, Any], payments: Iterable[Payment]) -> Nets:
     """Each player's net of a hand: the seated players (0 included) and anyone it pays."""
     nets: Nets = {int(pid): 0 for pid in data.get("seats") or () if pid is not None}
-    for t in transfers:
-        if t.payer_id is not None:
-            nets[t.payer_id] = nets.get(t.payer_id, 0) - t.amount
-        if t.payee_id is not None:
-            nets[t.payee_id] = nets.get(t.payee_id, 0) + t.amount
+    for p in payments:
+        if p.payer is not None:
+            nets[p.payer] = nets.get(p.payer, 0) - p.amount
+        if p.payee is not None:
+            nets[p.payee] = nets.get(p.payee, 0) + p.amount
     return nets
 
 
@@ -62,132 +74,76 @@ def places(nets: Mapping[int, Fraction | int]) -> list[tuple[int, int]]:
     return out
 
 
-def rate(before: Ratings, sitting: RatingSittingRow) -> Ratings:
+@dataclass
+class Sitting:
+    """A sitting as /rating counts it: its players' nets and live hands, and everyone's
+    ratings after it."""
+
+    unit: str
+    table_id: int
+    first_seq: int
+    first_at: datetime
+    last_at: datetime
+    hands: int = 0
+    nets: dict[int, Fraction | int] = field(default_factory=dict)
+    played: dict[int, int] = field(default_factory=dict)  # live hands per player
+    ratings: Ratings = field(default_factory=dict)
+
+    def add(self, nets: Mapping[int, Fraction | int]) -> None:
+        self.hands += 1
+        for pid, net in nets.items():
+            self.nets[pid] = self.nets.get(pid, 0) + net
+            self.played[pid] = self.played.get(pid, 0) + 1
+
+
+def sittings(db: Connection, chat_id: int) -> dict[str, list[Sitting]]:
+    """The chat's sittings of each game, oldest first, each with everyone's ratings after it:
+    one pass over the chat's hands (an undone hand opens or extends a sitting as play, and adds
+    nothing to its nets)."""
+    by_unit: dict[str, list[Sitting]] = defaultdict(list)
+    open_: dict[tuple[str, int], Sitting] = {}
+    for hand in records.of_chat(db, chat_id):
+        unit, table_id = unit_of(hand.game, hand.data), hand.table_id or 0
+        sitting = open_.get((unit, table_id))
+        if sitting is None or hand.created_at - sitting.last_at > SITTING_GAP:
+            sitting = Sitting(unit, table_id, hand.seq, hand.created_at, hand.created_at)
+            open_[(unit, table_id)] = sitting
+            by_unit[unit].append(sitting)
+        sitting.last_at = max(sitting.last_at, hand.created_at)
+        if not hand.undone:
+            sitting.add(hand_nets(hand.data, hand.payments))
+    for rows in by_unit.values():
+        before: Ratings = {}
+        for sitting in rows:
+            sitting.ratings = before = rate(before, sitting)
+    return dict(by_unit)
+
+
+def rate(before: Ratings, sitting: Sitting) -> Ratings:
     """Everyone's ratings after a sitting: those before it, its players' updated by places."""
-    played = {
-        int(pid): Fraction(net) for pid, (net, hands) in sitting.nets.items() if int(hands) > 0
-    }
+    played = _played(sitting)
     after = dict(before)
     if len(played) < 2:
         return after
     ranked = places(played)
-    teams = [[_rating(before.get(str(pid)))] for pid, _ in ranked]
-    rated = MODEL.rate(teams, ranks=[place for _, place in ranked])
+    teams = [[_rating(before.get(pid))] for pid, _ in ranked]
+    rated = model().rate(teams, ranks=[place for _, place in ranked])
     for (pid, _), [r] in zip(ranked, rated, strict=True):
-        sittings = int(before[str(pid)][2]) if str(pid) in before else 0
-        after[str(pid)] = [r.mu, r.sigma, sittings + 1]
+        after[pid] = (r.mu, r.sigma, before[pid][2] + 1 if pid in before else 1)
     return after
 
 
-def _rating(kept: Sequence[Any] | None) -> Any:
-    return MODEL.rating() if kept is None else MODEL.rating(mu=kept[0], sigma=kept[1])
+def _rating(kept: Kept | None) -> Any:
+    return model().rating() if kept is None else model().rating(mu=kept[0], sigma=kept[1])
 
 
-def ordinal(kept: Sequence[Any] | None) -> float:
+def ordinal(kept: Kept | None) -> float:
     """The conservative estimate shown: mu - 3 sigma (a new player's is 0)."""
     return float(_rating(kept).ordinal())
 
 
-# --- the view kept as the ledger changes ---------------------------------------------------
-
-
-def counted(
-    db: Connection, chat_id: int, event: EventRow, transfers: Sequence[TransferRow]
-) -> None:
-    """A hand just recorded: into its table's sitting (or a new one), ratings from there on."""
-    unit = unit_of(event.game, event.data)
-    table_id = event.table_id or 0
-    sitting = ratings.holding(db, chat_id, unit, table_id, NEWEST)
-    if sitting is None or event.created_at - sitting.last_at > SITTING_GAP:
-        sitting = _new_sitting(chat_id, unit, table_id, event.seq, event.created_at)
-    _add(sitting, hand_nets(event.data, transfers), 1)
-    sitting.last_at = max(sitting.last_at, event.created_at)
-    _replay(db, sitting)
-
-
-def uncounted(
-    db: Connection, chat_id: int, event: EventRow, transfers: Sequence[TransferRow]
-) -> None:
-    """A hand undone: out of its sitting, and every rating after it computed again."""
-    unit = unit_of(event.game, event.data)
-    sitting = ratings.holding(db, chat_id, unit, event.table_id or 0, event.seq)
-    if sitting is not None:
-        _add(sitting, hand_nets(event.data, transfers), -1)
-        _replay(db, sitting)
-
-
-def _new_sitting(
-    chat_id: int, unit: str, table_id: int, seq: int, at: datetime
-) -> RatingSittingRow:
-    return RatingSittingRow(
-        chat_id=chat_id,
-        unit=unit,
-        first_seq=seq,
-        table_id=table_id,
-        first_at=at,
-        last_at=at,
-        hands=0,
-        nets={},
-        ratings={},
-    )
-
-
-def _add(sitting: RatingSittingRow, nets: Nets, sign: int) -> None:
-    kept = dict(sitting.nets)
-    for pid, net in nets.items():
-        total, hands = kept.get(str(pid), ("0", 0))
-        kept[str(pid)] = [str(Fraction(total) + sign * net), int(hands) + sign]
-        if kept[str(pid)][1] == 0:  # none of their hands is live: not in the sitting
-            del kept[str(pid)]
-    sitting.nets = kept
-    sitting.hands += sign
-
-
-def _replay(db: Connection, changed: RatingSittingRow) -> None:
-    """The changed sitting and those after it rated again, in order, and written."""
-    rows = ratings.sittings_from(db, changed.chat_id, changed.unit, changed.first_seq)
-    rows = [changed, *(r for r in rows if r.first_seq != changed.first_seq)]
-    before = ratings.ratings_before(db, changed.chat_id, changed.unit, changed.first_seq)
-    for row in rows:
-        row.ratings = before = rate(before, row)
-    ratings.save(db, rows)
-
-
-def rebuild(db: Connection, chat_id: int) -> None:
-    """The chat's whole view made anew from its ledger, hand by hand in order (one pass)."""
-    ratings.drop(db, chat_id)
-    open_: dict[tuple[str, int], RatingSittingRow] = {}
-    done: list[RatingSittingRow] = []
-    hand: Any = None
-    transfers: list[Any] = []
-
-    def close() -> None:
-        if hand is None:
-            return
-        unit, table_id = unit_of(hand.game, hand.data), hand.table_id or 0
-        sitting = open_.get((unit, table_id))
-        if sitting is None or hand.created_at - sitting.last_at > SITTING_GAP:
-            sitting = open_[(unit, table_id)] = _new_sitting(
-                chat_id, unit, table_id, hand.seq, hand.created_at
-            )
-            done.append(sitting)
-        sitting.last_at = max(sitting.last_at, hand.created_at)
-        if hand.undone_by is None:
-            _add(sitting, hand_nets(hand.data, transfers), 1)
-
-    for row in ratings.stream_records(db, chat_id):
-        if row.kind != EventKind.HAND:
-            continue
-        if hand is None or row.id != hand.id:
-            close()
-            hand, transfers = row, []
-        if row.amount is not None:
-            transfers.append(row)
-    close()
-    before: dict[str, Ratings] = {}
-    for sitting in sorted(done, key=lambda s: (s.unit, s.first_seq)):
-        sitting.ratings = before[sitting.unit] = rate(before.get(sitting.unit, {}), sitting)
-    ratings.save(db, done)
+def _played(sitting: Sitting) -> dict[int, Fraction | int]:
+    return {pid: net for pid, net in sitting.nets.items() if sitting.played[pid] > 0}
 
 
 # --- /rating --------------------------------------------------------------------------------
@@ -198,22 +154,21 @@ def rating_view(db: Connection, chat_id: int) -> RatingView | Info:
     chat = chats.get_chat(db, chat_id)
     if chat is None or not chat.rating:
         return Info(OFF)
-    games = []
-    for unit in sorted(ratings.units(db, chat_id), key=Unit.order):
-        rows = ratings.latest(db, chat_id, unit, RECENT + 1)
-        if rows:
-            games.append(_game(db, unit, rows))
+    games = [
+        _game(db, unit, rows[::-1][: RECENT + 1])  # the last ones, newest first
+        for unit, rows in sorted(sittings(db, chat_id).items(), key=lambda i: Unit.order(i[0]))
+    ]
     return RatingView(games=tuple(g for g in games if g.lines), tz=chat.tz)
 
 
-def _game(db: Connection, unit: str, rows: list[RatingSittingRow]) -> RatingGame:
+def _game(db: Connection, unit: str, rows: Sequence[Sitting]) -> RatingGame:
     now = rows[0].ratings
-    names = {p.id: p.name for p in players.players_by_id(db, [int(pid) for pid in now]).values()}
+    names = {p.id: p.name for p in players.players_by_id(db, now).values()}
 
-    def name(pid: str) -> str:
-        return names.get(int(pid), "?")
+    def name(pid: int) -> str:
+        return names.get(pid, "?")
 
-    def change(i: int, pid: str) -> float:
+    def change(i: int, pid: int) -> float:
         earlier = rows[i + 1].ratings if i + 1 < len(rows) else {}
         return ordinal(rows[i].ratings[pid]) - ordinal(earlier.get(pid))
 
@@ -223,7 +178,7 @@ def _game(db: Connection, unit: str, rows: list[RatingSittingRow]) -> RatingGame
             RatingLine(
                 name(pid),
                 ordinal(kept),
-                int(kept[2]),
+                kept[2],
                 change(0, pid) if pid in last_played else None,
             )
             for pid, kept in now.items()
@@ -234,16 +189,11 @@ def _game(db: Connection, unit: str, rows: list[RatingSittingRow]) -> RatingGame
     for i, row in enumerate(rows[:RECENT]):
         played = _played(row)
         if len(played) >= 2:
-            ranked = places({int(pid): net for pid, net in played.items()})
             recent.append(
                 RatedSitting(
                     row.first_at,
                     row.hands,
-                    tuple((name(str(pid)), place, change(i, str(pid))) for pid, place in ranked),
+                    tuple((name(pid), place, change(i, pid)) for pid, place in places(played)),
                 )
             )
     return RatingGame(unit, tuple(lines), tuple(recent))
-
-
-def _played(row: RatingSittingRow) -> dict[str, Fraction]:
-    return {pid: Fraction(net) for pid, (net, hands) in row.nets.items() if int(hands) > 0}

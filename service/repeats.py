@@ -39,6 +39,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import tables
+from storage.gateway.chats import LastRecord
 from storage.models import EventRow, PlayerRow, TableRow
 
 WINDOW = timedelta(minutes=2)
@@ -62,15 +63,13 @@ def content(tx: Tx, table: TableRow, people: list[PlayerRow], request: Recordabl
     """A request's content as a record keeps it (JSON): every player reference as the id of
     the seated player it names (the use case resolved them all already)."""
 
-    def by_id(ref: PlayerRef) -> PlayerRef:
-        seat = who.seat_of(tx, table, ref, people)
-        return PlayerRef(RefKind.ID, str(table.seats[seat]))
+    def by_id(ref: PlayerRef) -> int:
+        return table.seats[who.seat_of(tx, table, ref, people)]
 
-    resolved = _refs(request, by_id)
-    if isinstance(resolved, Report):  # the order players are written in says nothing
-        entries = sorted(resolved.entries, key=lambda e: int(e.player.value))
-        resolved = dataclasses.replace(resolved, entries=tuple(entries))
-    return _encode(resolved)
+    encoded = _encode(request, by_id)
+    if isinstance(request, Report):  # the order players are written in says nothing
+        encoded["entries"].sort(key=lambda entry: entry["player"]["id"])
+    return encoded
 
 
 def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandView]) -> None:
@@ -78,13 +77,23 @@ def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandVie
     recorded less than two minutes ago; `tx.again` (the question's answer) lets it through."""
     if tx.again:
         return
-    last = book.last_record(tx.db, table.id, tx.season.id)
-    if last is None or last.undone_by is not None or last.data.get("same") != same:
+    tail = tx.tail
+    if tail is not None and tail.table_id == table.id:  # as the write's first statement read it
+        last = tail.last
+    else:
+        found = book.last_record(tx.db, table.id, tx.season.id)
+        last = None
+        if found is not None:
+            undone, same_then = found.undone_by is not None, found.data.get("same")
+            last = LastRecord(found.id, found.created_at, undone, same_then)
+    if last is None or last.undone or last.same != same:
         return
     ago = book.now() - at_utc(last.created_at)
     if ago > WINDOW:
         return
-    raise Repeat(RepeatAsk(view=view(last), seconds=max(0, int(ago.total_seconds()))))
+    event = book.event_by_id(tx.db, last.id)
+    assert event is not None
+    raise Repeat(RepeatAsk(view=view(event), seconds=max(0, int(ago.total_seconds()))))
 
 
 def request_of(event: EventRow) -> Recordable:
@@ -113,29 +122,19 @@ def check_again(tx: Tx, req: Again) -> EventRow:
     return event
 
 
-def _refs(value: Any, by_id: Any) -> Any:
+def _encode(value: Any, by_id: Callable[[PlayerRef], int]) -> Any:
+    """`value` as JSON, each player reference as the id `by_id` resolves it to."""
     if isinstance(value, PlayerRef):
-        return by_id(value)
+        return {"id": by_id(value)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _refs(getattr(value, f.name), by_id) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
-    if isinstance(value, tuple):
-        return tuple(_refs(v, by_id) for v in value)
-    return value
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, PlayerRef):
-        return {"id": int(value.value)} if value.kind is RefKind.ID else {"ref": value.value}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        fields = {f.name: _encode(getattr(value, f.name), by_id) for f in dataclasses.fields(value)}
         return {"_": type(value).__name__, **fields}
     if isinstance(value, StrEnum):
         return {"_e": type(value).__name__, "v": value.value}
     if isinstance(value, Fraction):
         return {"_q": str(value)}
     if isinstance(value, tuple | list):
-        return [_encode(v) for v in value]
+        return [_encode(v, by_id) for v in value]
     return value
 
 

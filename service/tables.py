@@ -169,8 +169,8 @@ def _marathon_running(tx: Tx, table: TableRow) -> bool:
 def _open(tx: Tx) -> TableRow:
     """The open table of the chat or topic: as the write's first statement read it, when this
     is the first look (every use case's first step), else read now."""
-    if tx.table_was_read:
-        table, tx.table_was_read = tx.table_read, False
+    if tx.table_fresh:
+        table, tx.table_fresh = tx.table, False
     else:
         table = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)
     if table is None:

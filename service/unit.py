@@ -1,26 +1,21 @@
-"""What a use case runs in: its transaction, the locked chat, its current season, who asks."""
+"""What a use case runs in: the chat's write (`storage.unit_of_work.ChatWrite`: its transaction,
+the locked chat, its season, the open table as first read) and who asks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy.engine import Connection
-
 from service.context import Ctx
-from storage.models import ChatRow, SeasonRow, TableRow
+from storage.unit_of_work import ChatWrite
 
 
-@dataclass
-class Tx:
-    """`db` is the transaction: every read and write goes through `storage.gateway` on it."""
+@dataclass(kw_only=True)
+class Tx(ChatWrite):
+    """`db` is the transaction: every read and write goes through `storage.gateway` on it;
+    `event_id` is what the update recorded (claimed with the update id at the end)."""
 
-    db: Connection
-    chat: ChatRow
-    season: SeasonRow
     ctx: Ctx
-    event_id: int | None = None  # the event this update recorded (linked to the update id)
-    # The open table of the chat or topic as read with the write's first statement, for the
-    # use case's first look at it (`service.tables`); None: not read then, or none is open.
-    table_read: TableRow | None = None
-    table_was_read: bool = False
+    # Whether `table` is still the use case's first look at the open table (`service.tables`);
+    # a read-only Tx has not read one.
+    table_fresh: bool = True
     again: bool = False  # [Record again]: the two-minute rule said, and was answered, "again"

@@ -91,7 +91,7 @@ def _sqlite_engine(url: str, create: bool) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # transactions are begun explicitly (`begin`)
+        dbapi_conn.isolation_level = None  # the driver begins nothing: `_on_begin` does
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -101,12 +101,21 @@ def _sqlite_engine(url: str, create: bool) -> Engine:
             cur.execute(f"PRAGMA wal_autocheckpoint={disk.wal_pages(path)}")
         cur.close()
 
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        """Every transaction SQLAlchemy begins (SQLAlchemy's recipe for pysqlite: the driver
+        itself would autocommit, or begin only before a write); a writer's takes SQLite's
+        write lock up front (IMMEDIATE: no read-then-upgrade "database is locked")."""
+        writes = conn.get_execution_options().get(WRITES, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
     return engine
 
 
-def begin(db: Connection, *, write: bool) -> None:
-    """Start the transaction SQLAlchemy has just begun on `db`. pysqlite leaves BEGIN to us
-    (in autocommit, as set up above); a writer takes SQLite's write lock up front (IMMEDIATE: no
-    read-then-upgrade "database is locked"). PostgreSQL's driver begins by itself."""
-    if db.dialect.name == "sqlite":
-        db.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+WRITES = "jifen_writes"  # a connection's execution option: its transactions write
+
+
+def writing(db: Connection) -> Connection:
+    """`db`, whose transactions write: on SQLite they begin IMMEDIATE (PostgreSQL: the same
+    as any; its driver begins by itself)."""
+    return db.execution_options(**{WRITES: True})

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine
 
-from storage.db import begin
+from storage.db import writing
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -44,8 +44,7 @@ def _migrate(engine: Engine, step: Any, revision: str) -> None:
         if sqlite:
             driver.execute("PRAGMA foreign_keys=OFF")  # outside a transaction, or ignored
         try:
-            with conn.begin():
-                begin(conn, write=True)
+            with writing(conn).begin():
                 cfg.attributes["connection"] = conn
                 step(cfg, revision)
                 broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all() if sqlite else []

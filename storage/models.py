@@ -205,111 +205,6 @@ class ChatMove(SQLModel, table=True):
     moved_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
 
 
-# --- /stats, kept up to date as hands are recorded and undone (revision 0005) ---------------
-
-
-class StatPlayer(SQLModel, table=True):
-    """A player's counters in a season and unit (`scoring.hand_stats`): what /stats shows
-    besides the net (the balance). A recorded hand adds to them, its undo subtracts."""
-
-    __tablename__ = "stat_player"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    unit: str = Field(primary_key=True)
-    player_id: int = Field(foreign_key="player.id", primary_key=True)
-    hands: int = Field(sa_column_kwargs=sql_default("0"))
-    wins: int = Field(sa_column_kwargs=sql_default("0"))
-    self_draws: int = Field(sa_column_kwargs=sql_default("0"))
-    deal_ins: int = Field(sa_column_kwargs=sql_default("0"))
-    first_out: int = Field(sa_column_kwargs=sql_default("0"))
-    results: int = Field(sa_column_kwargs=sql_default("0"))
-
-
-class StatWin(SQLModel, table=True):
-    """How many of a player's live wins of a unit in a season (mahjong wins, free rounds won)
-    were worth `value` (a multiset: biggest and average follow, and an undo takes exactly one
-    away)."""
-
-    __tablename__ = "stat_win"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    unit: str = Field(primary_key=True)
-    player_id: int = Field(foreign_key="player.id", primary_key=True)
-    value: Fraction = Field(sa_type=FractionType, primary_key=True)
-    times: int = Field(sa_column_kwargs=sql_default("0"))
-
-
-class StatPair(SQLModel, table=True):
-    """How many live mahjong payments of `value` went from payer to payee in a season (a
-    multiset, so no row is read before it is written): head-to-head."""
-
-    __tablename__ = "stat_pair"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    payer_id: int = Field(foreign_key="player.id", primary_key=True)
-    payee_id: int = Field(foreign_key="player.id", primary_key=True)
-    value: Fraction = Field(sa_type=FractionType, primary_key=True)
-    times: int = Field(sa_column_kwargs=sql_default("0"))
-
-
-class StatHands(SQLModel, table=True):
-    """A season's live and undone hands of a unit."""
-
-    __tablename__ = "stat_hands"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    unit: str = Field(primary_key=True)
-    live: int = Field(sa_column_kwargs=sql_default("0"))
-    undone: int = Field(sa_column_kwargs=sql_default("0"))
-
-
-class StatMate(SQLModel, table=True):
-    """How many live hands of a season two players were at together, per ordered pair (/me:
-    whom one plays most), kept like the other counters (revision 0017)."""
-
-    __tablename__ = "stat_mate"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    player_id: int = Field(foreign_key="player.id", primary_key=True)
-    mate_id: int = Field(foreign_key="player.id", primary_key=True)
-    hands: int = Field(sa_column_kwargs=sql_default("0"))
-
-
-class RatingSittingRow(SQLModel):
-    """A sitting of a game in a chat as /rating counts it (`service.rating`): the players' nets
-    and live hands (`nets`: player id → [net, hands]) and everyone's rating after it
-    (`ratings`: player id → [mu, sigma, sittings]). A view of the ledger, rebuilt at will."""
-
-    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", primary_key=True)
-    unit: str = Field(primary_key=True)
-    first_seq: int = Field(primary_key=True)  # its first hand's event number
-    table_id: int
-    first_at: datetime
-    last_at: datetime
-    hands: int
-    nets: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
-    ratings: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
-
-
-class RatingSitting(RatingSittingRow, table=True):
-    __tablename__ = "rating_sitting"
-
-
-class BalanceMark(SQLModel, table=True):
-    """A season's non-zero balances just before its chat's event `seq`, written with that event
-    every `storage.gateway.marks.MARK_EVERY` events and never changed (revision 0013); `played`:
-    the unit's live records (hands and transfers) then. /chart draws from them."""
-
-    __tablename__ = "balance_mark"
-
-    season_id: int = Field(foreign_key="season.id", primary_key=True)
-    seq: int = Field(primary_key=True)
-    unit: str = Field(primary_key=True)
-    player_id: int = Field(foreign_key="player.id", primary_key=True)
-    amount: Fraction = Field(sa_type=FractionType)
-    played: int
-
-
 class AppLink(SQLModel, table=True):
     """The Mini App's key to a chat (and forum topic): a random token, the `startapp` of the
     chat's app link. Neither guessable nor derived from the chat id."""
@@ -321,37 +216,6 @@ class AppLink(SQLModel, table=True):
     chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id")  # indexed by the unique key
     thread_id: int = Field(sa_type=BigInteger, sa_column_kwargs=sql_default("0"))  # 0: no topic
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
-
-
-class OutboxRow(SQLModel):
-    """A Bot API call an update's handling made in webhook mode (a reply, a button's answer),
-    written once the change committed and sent after the webhook answered; `sent_at` once
-    Telegram accepted it (or refused it for good: `error`). A sender holds it until
-    `claimed_until` (`claimed_by`: the sender's number)."""
-
-    id: int = Field(primary_key=True)
-    update_id: int = Field(sa_type=BigInteger)
-    seq: int  # the call's place among the update's calls
-    chat_id: int | None = Field(default=None, sa_type=BigInteger)  # sent in order per chat
-    method: str  # the Bot API method, e.g. sendMessage
-    payload: str  # JSON: its parameters as sent, and files (base64)
-    created_at: datetime = Field(default_factory=utcnow, index=True, sa_column_kwargs=NOW)
-    claimed_until: datetime | None = None
-    claimed_by: int | None = Field(default=None, sa_type=BigInteger)  # the sender's number
-    sent_at: datetime | None = None
-    error: str | None = None
-
-
-class Outbox(OutboxRow, table=True):
-    __table_args__ = (
-        UniqueConstraint("update_id", "seq"),
-        Index(
-            "ix_outbox_unsent",
-            "id",
-            sqlite_where=text("sent_at IS NULL"),
-            postgresql_where=text("sent_at IS NULL"),
-        ),
-    )
 
 
 class Reminder(SQLModel, table=True):
@@ -382,13 +246,5 @@ transfer = core_table(Transfer)
 balance = core_table(Balance)
 processed_update = core_table(ProcessedUpdate)
 chat_move = core_table(ChatMove)
-stat_player = core_table(StatPlayer)
-stat_win = core_table(StatWin)
-stat_pair = core_table(StatPair)
-stat_hands = core_table(StatHands)
-stat_mate = core_table(StatMate)
-rating_sitting = core_table(RatingSitting)
-balance_mark = core_table(BalanceMark)
 app_link = core_table(AppLink)
-outbox = core_table(Outbox)
 reminder = core_table(Reminder)

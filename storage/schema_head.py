@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0021_records"
+HEAD = "0022_derived_off_write_path"
 
 
 def current(engine: Engine) -> str | None:

@@ -20,7 +20,6 @@ from bot.app import build_application
 from bot.console.offline import OfflineBotApi, OfflineRequest
 from bot.console.session import FIRST_SPEAKER, console_user, run_console
 from bot.miniapp import auth
-from bot.miniapp import server as miniapp
 from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 from service.app import Place
@@ -95,6 +94,8 @@ async def with_local_app(
             separators=(",", ":"),
         ),
     }
+    from bot.miniapp import server as miniapp  # its server only with --app
+
     routes = miniapp.routes(application, token=key, max_age=LOCAL_APP_MAX_AGE)
     async with miniapp.serving(routes, listen="127.0.0.1", port=port) as bound:
         fragment = urlencode({"tgWebAppData": auth.sign(launch, key)})

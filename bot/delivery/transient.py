@@ -1,12 +1,15 @@
-"""Database failures that pass (PostgreSQL restarting, SQLite busy past its timeout, a full
-disk): the update is not acknowledged but processed again, with backoff, until it goes through.
+"""Failures that pass: the database's (PostgreSQL restarting, SQLite busy past its timeout, a
+full disk), and Telegram unreachable for a reply (the network, its flood control past the rate
+limiter's retries). The update is not acknowledged but processed again, with backoff, until it
+goes through (a recorded one answers with its recorded view).
 
 The error handler registered first (`on_transient_error`) notes the update as failed for now
-and stops the generic "Sorry" handler; the member is told once per update that the command will
-be recorded as soon as the database is back (no need to type it again). `bot.delivery.polling`
-and `bot.delivery.webhook` retry. A database file pulled away under the bot (`FileReplaced`) is
-handled the same way, and stops the bot: nothing more is confirmed until it is put back. A
-full disk is met by folding the WAL back first (`bot.delivery.full_disk`).
+and stops the generic "Sorry" handler; for the database, the member is told once per update
+that the command will be recorded as soon as it is back (no need to type it again).
+`bot.delivery.polling` and `bot.delivery.webhook` retry. A database file pulled away under the
+bot (`FileReplaced`) is handled the same way, and stops the bot: nothing more is confirmed
+until it is put back. A full disk is met by folding the WAL back first
+(`bot.delivery.full_disk`).
 """
 
 from __future__ import annotations
@@ -19,10 +22,9 @@ from collections import OrderedDict
 
 from sqlalchemy import exc as sa
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
-from bot.delivery.capture import direct
 from bot.delivery.full_disk import make_room
 from bot.i18n import N_
 from bot.presentation.render import Renderer
@@ -102,10 +104,27 @@ def failures(application: Application) -> Failures:  # type: ignore[type-arg]
     return found
 
 
+def unsent(error: BaseException | None) -> bool:
+    """Telegram did not take a reply for now: unreachable, timed out, or its flood control
+    still asking to wait (the rate limiter retried already). A refusal (`BadRequest`…) is for
+    good."""
+    return isinstance(error, NetworkError | RetryAfter) and not isinstance(error, BadRequest)
+
+
 async def on_transient_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Registered before the generic error handler: a transient database failure is noted for a
-    retry (and said once to the member), and the generic "Sorry" is not sent."""
-    if not is_transient(context.error) or not isinstance(update, Update):
+    """Registered before the generic error handler: a transient failure is noted for a retry
+    (a database's said once to the member), and the generic "Sorry" is not sent; neither for a
+    reply Telegram refused for good (a chat it does not know, a bot blocked: logged)."""
+    if not isinstance(update, Update):
+        return
+    if unsent(context.error):  # nothing to tell: Telegram is what cannot be reached
+        log.warning("update %s: a reply not sent for now: %s", update.update_id, context.error)
+        failures(context.application).pending.add(update.update_id)
+        raise ApplicationHandlerStop
+    if isinstance(context.error, TelegramError):  # refused for good: an apology would be too
+        log.warning("update %s: a reply refused for good: %s", update.update_id, context.error)
+        raise ApplicationHandlerStop
+    if not is_transient(context.error):
         return
     log.warning("update %s failed for now: %s", update.update_id, context.error)
     if isinstance(context.error, FileReplaced):
@@ -126,11 +145,10 @@ async def tell(update: Update) -> None:
     renderer = Renderer(shown(None, user.language_code if user else None))
     text = renderer._(NOTICE)
     try:
-        with direct():
-            if query is not None:
-                await query.answer(html.unescape(text)[:200], show_alert=True)
-            elif message is not None:
-                await message.reply_text(text, do_quote=True)
+        if query is not None:
+            await query.answer(html.unescape(text)[:200], show_alert=True)
+        elif message is not None:
+            await message.reply_text(text, do_quote=True)
     except TelegramError:
         log.warning("could not tell update %s's member to wait", update.update_id)
 

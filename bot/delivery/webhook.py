@@ -1,10 +1,14 @@
-"""The webhook: Telegram's POSTs answered 200 only once the update was processed (or refused
-for good), so a crash loses nothing. The secret is checked before any of the body is read, at
-most `inbound.MAX_BODY` bytes are read, a body that is not an update gets 400; a transient
-database failure is retried for a few seconds, then answered 503 so that Telegram delivers the
-update again. The replies go out afterwards, from the outbox (`bot.delivery.outbox`).
+"""The webhook: Telegram's POSTs answered 200 only once the update was processed and its
+replies sent (or it was refused for good), so a crash loses nothing: an update not answered is
+delivered again, and a recorded one answers with its recorded view. The secret is checked
+before any of the body is read, at most `inbound.MAX_BODY` bytes are read, a body that is not
+an update gets 400; a transient failure (the database, or Telegram unreachable for a reply) is
+retried for a few seconds, then answered 503 so that Telegram delivers the update again.
 
-PTB's own run_webhook answers as soon as an update is queued, before any handler ran.
+Telegram sends a chat's next update only once the webhook answered the one before, so a chat's
+replies go out in order whichever worker serves it; in one process a chat's updates also wait
+for each other (`ChatLocks`). PTB's own run_webhook answers as soon as an update is queued,
+before any handler ran.
 """
 
 from __future__ import annotations
@@ -17,13 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import tornado.web
-from telegram import Bot, Update
+from telegram import Update
 from tornado.httpserver import HTTPServer
 
-from bot.delivery import outbox
-from bot.delivery.capture import capturing
 from bot.delivery.inbound import MAX_BODY, Malformed, Unreadable, build_update, parse_body
-from bot.delivery.transient import backoff, failures, is_transient
+from bot.delivery.transient import backoff, failures
 from bot.delivery.updates import ChatLocks, chat_of, stop_on_signals
 from bot.ptb_types import AnyApplication
 
@@ -36,8 +38,8 @@ WEBHOOK_RETRY_FOR = 8.0  # seconds a webhook request retries a transient failure
 class WebhookHandler(tornado.web.RequestHandler):
     """Telegram's POSTs: secret first, then at most `MAX_BODY` bytes, then the update."""
 
-    def initialize(self, app: Any, secret: str, locks: ChatLocks, sender: outbox.Sender) -> None:
-        self.app, self.secret, self.locks, self.sender = app, secret, locks, sender
+    def initialize(self, app: Any, secret: str, locks: ChatLocks) -> None:
+        self.app, self.secret, self.locks = app, secret, locks
         self.chunks: list[bytes] = []
         self.size = 0
 
@@ -72,36 +74,27 @@ class WebhookHandler(tornado.web.RequestHandler):
         async with self.locks.hold(chat_of(update)):
             await self._process(update, started)
         self.set_status(200)  # only now: Telegram drops the update
-        self.sender.wake.set()
 
     async def _process(self, update: Update, started: float) -> None:
+        """The update processed, its replies sent; tried again while it fails for now (a
+        second try of a recorded update answers with its recorded view)."""
         record = failures(self.app)
         attempt = 0
         while True:
-            with capturing() as calls:
-                await self.app.process_update(update)
+            await self.app.process_update(update)
             if not record.take(update.update_id):
-                break
+                return
             pause = backoff(attempt)
             stopping = self.app.bot_data.get("fatal") is not None  # its database is gone
             if stopping or time.monotonic() - started + pause > WEBHOOK_RETRY_FOR:
                 raise tornado.web.HTTPError(503)  # Telegram delivers it again later
             await asyncio.sleep(pause)
             attempt += 1
-        try:
-            await self.sender.save(update.update_id, calls)
-        except Exception as err:
-            if not is_transient(err):
-                raise
-            log.warning(
-                "update %s: replies not saved (%s); asking for it again", update.update_id, err
-            )
-            raise tornado.web.HTTPError(503) from None
 
 
-def routes(app: AnyApplication, url_path: str, secret: str, sender: outbox.Sender) -> list[Any]:
+def routes(app: AnyApplication, url_path: str, secret: str) -> list[Any]:
     """The webhook server's routes (other features add theirs to this list)."""
-    hook = {"app": app, "secret": secret, "locks": ChatLocks(), "sender": sender}
+    hook = {"app": app, "secret": secret, "locks": ChatLocks()}
     return [(rf"/{url_path}/?", WebhookHandler, hook)]
 
 
@@ -115,20 +108,15 @@ async def webhook(
     secret_token: str,
     more_routes: Sequence[Any] = (),
 ) -> None:
-    """A webhook server that answers 200 once the update was processed (else Telegram retries)
-    and sends the replies afterwards, with a bot of their own (`bot_data["outbox_bot"]`, else
-    the application's); `more_routes` (the Mini App's) are served beside it."""
+    """A webhook server that answers 200 once the update was processed and its replies sent
+    (else Telegram delivers it again); `more_routes` (the Mini App's) are served beside it."""
     stop = app.bot_data["stop"] = await stop_on_signals()
-    sending_bot: Bot = app.bot_data.get("outbox_bot") or app.bot
-    async with app, sending_bot:
+    async with app:
         if app.post_init:
             await app.post_init(app)
         await app.start()
-        sender = outbox.Sender(sending_bot, app.bot_data["service"])
-        await sender.start()  # alive before the first update's replies are written
-        sending = asyncio.create_task(sender.run())
         server = HTTPServer(
-            tornado.web.Application([*routes(app, url_path, secret_token, sender), *more_routes]),
+            tornado.web.Application([*routes(app, url_path, secret_token), *more_routes]),
             max_body_size=MAX_BODY,
         )
         server.listen(port, address=listen)
@@ -137,7 +125,6 @@ async def webhook(
         )
         await stop.wait()
         server.stop()
-        await sender.stop(sending)
         await app.stop()
     if app.post_shutdown:
         await app.post_shutdown(app)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import segno
 import tornado.web
 
 from bot.miniapp.api import CHAT_HEADER, Api, Env
@@ -16,7 +15,10 @@ from bot.settings import Settings
 
 
 def svg(text: str) -> bytes:
-    """`text` as a QR code: black on white with the standard quiet zone, sized by its viewBox."""
+    """`text` as a QR code: black on white with the standard quiet zone, sized by its viewBox
+    (segno imported at the first: an idle bot does not carry it)."""
+    import segno
+
     code = segno.make(text, error="m", micro=False)
     out = io.BytesIO()
     code.save(

@@ -17,19 +17,20 @@ M = TypeVar("M", bound=SQLModel)
 
 def shaped(model: type[M], table: Table, values: Sequence[Any]) -> M:
     """The row `values` (the table's columns in order, as `select(table)` reads them) as the
-    model's row type."""
-    return model(**dict(zip(table.c.keys(), values, strict=True)))
+    model's row type. Rows read back are the database's, typed by the columns' types: they are
+    not validated again (pydantic's `model_construct`)."""
+    return model.model_construct(**dict(zip(table.c.keys(), values, strict=True)))
 
 
 def first(model: type[M], result: Result[Any]) -> M | None:
     """A statement's first row (its columns named as the model's fields), or None."""
     row = result.first()
-    return None if row is None else model(**row._mapping)
+    return None if row is None else model.model_construct(**row._mapping)
 
 
 def every(model: type[M], result: Result[Any]) -> list[M]:
     """A statement's rows (their columns named as the model's fields)."""
-    return [model(**row._mapping) for row in result]
+    return [model.model_construct(**row._mapping) for row in result]
 
 
 class Upsert:

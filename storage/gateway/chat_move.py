@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from storage.gateway import chats, marks, ratings, stats
+from storage.gateway import chats
 from storage.models import (
     ChatRow,
     app_link,
@@ -77,17 +77,12 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
     shift_seq = db.scalar(
         select(func.coalesce(func.max(event.c.seq), 0)).where(event.c.chat_id == old.id)
     )
-    ids = _ids(db, season, new.id)
-    for gone in (old.id, new.id):  # /rating's view: the service builds it anew for the new chat
-        ratings.drop(db, gone)
     moved_events = db.scalar(select(func.count()).where(event.c.chat_id == new.id))
     # The new chat's events after the old chat's (through negatives: no collision on the way).
     db.execute(update(event).where(event.c.chat_id == new.id).values(seq=-event.c.seq))
     db.execute(update(event).where(event.c.chat_id == new.id).values(seq=shift_seq - event.c.seq))
     seasons = _merge_seasons(db, old.id, new.id)
     players = _merge_players(db, old.id, new.id)
-    stats.fold(db, seasons, players)
-    marks.forget(db, ids)  # the new chat's events were renumbered; the old chat's marks hold
     _merge_balances(db, seasons, players)
     topics_of_new = select(game_table.c.thread_id).where(
         game_table.c.chat_id == new.id, game_table.c.closed_at.is_(None)
@@ -139,10 +134,6 @@ def _merge(db: Connection, old: ChatRow, new: ChatRow) -> None:
         seasons or "-",
         players or "-",
     )
-
-
-def _ids(db: Connection, table: Table, chat_id: int) -> list[int]:
-    return list(db.scalars(select(table.c.id).where(table.c.chat_id == chat_id)))
 
 
 def _merge_seasons(db: Connection, old_id: int, new_id: int) -> dict[int, int]:
@@ -207,9 +198,8 @@ def _merge_players(db: Connection, old_id: int, new_id: int) -> dict[int, int]:
 
 def merge_player(db: Connection, chat_id: int, gone: int, kept: int) -> None:
     """(`/merge`) Player `gone` of the chat becomes `kept`: transfers, the players named in
-    records' data, seats, statistics and balances (amounts and pars) move to `kept`, the
-    balance marks of the chat's seasons are forgotten (made anew when read), and `gone` is
-    deleted. /rating's view is the caller's to build anew."""
+    records' data, seats and balances (amounts and pars) move to `kept`, and `gone` is
+    deleted. What the views compute from the ledger follows."""
     joined = {gone: kept}
     for column in (transfer.c.payer_id, transfer.c.payee_id):
         db.execute(update(transfer).where(column == gone).values({column: kept}))
@@ -228,8 +218,6 @@ def merge_player(db: Connection, chat_id: int, gone: int, kept: int) -> None:
                 .where(game_table.c.id == table_id)
                 .values(seats=[kept if pid == gone else pid for pid in seats])
             )
-    stats.fold(db, {}, joined)
-    marks.forget(db, _ids(db, season, chat_id))
     _merge_balances(db, {}, joined)  # deletes `gone`
 
 

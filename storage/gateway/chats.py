@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, insert, select, update
+from sqlalchemy import JSON, and_, bindparam, delete, func, insert, select, type_coerce, update
 from sqlalchemy.engine import Connection, Row
 
 from scoring.games import EventKind
-from storage.gateway import Upsert, first, shaped
+from storage.gateway import Upsert, every, first, shaped
 from storage.models import (
     ChatRow,
     SeasonRow,
@@ -20,10 +22,33 @@ from storage.models import (
     game_table,
     processed_update,
     season,
-    stat_hands,
 )
 
 Earlier = tuple[int | None]  # how an update was processed before: (the event it recorded,)
+RECORDS = (EventKind.HAND.value, EventKind.KONG.value, EventKind.PAY.value)  # what /undo reverts
+
+
+@dataclass(frozen=True)
+class LastRecord:
+    """The open table's newest hand, kong or transfer of the season (undone or not), as the
+    two-minute rule compares it: its content (`data["same"]`), when, whether undone."""
+
+    id: int
+    created_at: datetime
+    undone: bool
+    same: Any
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What a record at the open table needs of the table's last records, read with the write's
+    first statement: its last record, and the data of the kongs waiting for the hand being
+    played (the live kongs after its newest live hand), oldest first."""
+
+    table_id: int
+    last: LastRecord | None
+    kongs: tuple[dict[str, Any], ...]
+
 
 _in_play = season.alias("in_play")
 _CURRENT = (  # the chat's season in play: its open one with the highest number
@@ -36,25 +61,81 @@ _CURRENT = (  # the chat's season in play: its open one with the highest number
 #: PostgreSQL: a write's first statement, the chat's row locked until the transaction ends
 #: (on SQLite the writer already holds the database's lock).
 _LOCK = select(chat.c.id).where(chat.c.id == bindparam("chat_id")).with_for_update()
-#: What a write reads once the lock is held (PostgreSQL: in a snapshot of its own, so it sees
-#: what the chat's last write committed): the chat, its season in play, how this update was
-#: processed before, and the open table of the chat or topic.
-_PROLOGUE = (
-    select(chat, season, processed_update.c.update_id, processed_update.c.event_id, game_table)
-    .select_from(
-        chat.outerjoin(season, season.c.id == _CURRENT)
-        .outerjoin(processed_update, processed_update.c.update_id == bindparam("update_id"))
-        .outerjoin(
-            game_table,
-            and_(
-                game_table.c.chat_id == chat.c.id,
-                game_table.c.closed_at.is_(None),
-                game_table.c.thread_id == bindparam("thread_id"),
-            ),
-        )
-    )
-    .where(chat.c.id == bindparam("chat_id"))
+_recent = event.alias("recent")
+_OF_TABLE = (_recent.c.table_id == game_table.c.id, _recent.c.season_id == season.c.id)
+_LAST_ID = (  # the table's newest record of the season, undone or not (an index seek)
+    select(_recent.c.id)
+    .where(*_OF_TABLE, _recent.c.kind.in_(RECORDS))
+    .order_by(_recent.c.seq.desc())
+    .limit(1)
+    .scalar_subquery()
 )
+_hand = event.alias("hand")
+_HAND_BEFORE = (  # the number of the table's newest live hand of the season (an index walk)
+    select(_hand.c.seq)
+    .where(
+        _hand.c.table_id == game_table.c.id,
+        _hand.c.season_id == season.c.id,
+        _hand.c.kind == EventKind.HAND.value,
+        _hand.c.undone_by.is_(None),
+    )
+    .order_by(_hand.c.seq.desc())
+    .limit(1)
+    .correlate(game_table, season)  # the prologue's, two levels out
+    .scalar_subquery()
+)
+_WAITING = (  # the kongs of the hand being played
+    *_OF_TABLE,
+    _recent.c.kind == EventKind.KONG.value,
+    _recent.c.undone_by.is_(None),
+    _recent.c.seq > func.coalesce(_HAND_BEFORE, 0),
+)
+#: Their (seq, data), as one JSON array in each dialect's own form (none: SQLite [], PG NULL).
+_KONGS = {
+    "sqlite": select(
+        func.json_group_array(func.json_array(_recent.c.seq, func.json(_recent.c.data)))
+    ),
+    "postgresql": select(func.json_agg(func.json_build_array(_recent.c.seq, _recent.c.data))),
+}
+_last = event.alias("last_record")
+
+
+def _prologue_statement(dialect: str) -> Any:
+    """What a write reads once the lock is held (PostgreSQL: in a snapshot of its own, so it
+    sees what the chat's last write committed): the chat, its season in play, how this update
+    was processed before, the open table of the chat or topic, and its `Tail`."""
+    kongs = _KONGS[dialect].where(*_WAITING).scalar_subquery()
+    return (
+        select(
+            chat,
+            season,
+            processed_update.c.update_id,
+            processed_update.c.event_id,
+            game_table,
+            _last.c.id,
+            _last.c.created_at,
+            _last.c.undone_by,
+            _last.c.data["same"],
+            type_coerce(kongs, JSON),
+        )
+        .select_from(
+            chat.outerjoin(season, season.c.id == _CURRENT)
+            .outerjoin(processed_update, processed_update.c.update_id == bindparam("update_id"))
+            .outerjoin(
+                game_table,
+                and_(
+                    game_table.c.chat_id == chat.c.id,
+                    game_table.c.closed_at.is_(None),
+                    game_table.c.thread_id == bindparam("thread_id"),
+                ),
+            )
+            .outerjoin(_last, _last.c.id == _LAST_ID)
+        )
+        .where(chat.c.id == bindparam("chat_id"))
+    )
+
+
+_PROLOGUE = {dialect: _prologue_statement(dialect) for dialect in _KONGS}
 _WIDTHS = (len(chat.c), len(season.c), 2, len(game_table.c))
 _NEW_CHAT = Upsert(chat, lambda stmt: stmt.on_conflict_do_nothing())
 _CHAT = select(chat).where(chat.c.id == bindparam("chat_id"))
@@ -83,24 +164,33 @@ _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.season_id == bindparam("season_id"),
     event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
 )
-_HANDS_OF_SEASON = (
-    select(func.coalesce(func.sum(stat_hands.c.live), 0))
-    .where(stat_hands.c.season_id == season.c.id)
+_undo, _undone = event.alias("undo"), event.alias("undone")
+_LIVE_HANDS_OF_SEASON = (  # its hands (the season-kind index alone) less those undone
+    select(func.count())
+    .where(event.c.season_id == season.c.id, event.c.kind == EventKind.HAND.value)
+    .scalar_subquery()
+    - select(func.count())
+    .select_from(_undo.join(_undone, _undone.c.id == _undo.c.data["target"].as_integer()))
+    .where(
+        _undo.c.season_id == season.c.id,
+        _undo.c.kind == EventKind.UNDO.value,
+        _undone.c.kind == EventKind.HAND.value,
+    )
     .scalar_subquery()
 )
-_SEASONS = (
-    select(season, _HANDS_OF_SEASON)
-    .where(season.c.chat_id == bindparam("chat_id"))
-    .order_by(season.c.number)
+_SEASONS_OF = (
+    select(season).where(season.c.chat_id == bindparam("chat_id")).order_by(season.c.number)
 )
+_SEASONS = _SEASONS_OF.add_columns(_LIVE_HANDS_OF_SEASON)
 
 
 def lock(
     db: Connection, chat_id: int, thread_id: int, update_id: int | None
-) -> tuple[ChatRow, bool, SeasonRow | None, Earlier | None, TableRow | None]:
+) -> tuple[ChatRow, bool, SeasonRow | None, Earlier | None, TableRow | None, Tail | None]:
     """What every write does first: the chat's row, locked (made if new: then `True`), and in
     one statement read after the lock, its season in play (None: none yet), how the update
-    was processed before (None: it is new), and the open table of the chat or topic."""
+    was processed before (None: it is new), the open table of the chat or topic and its
+    `Tail` (None: no table)."""
     created = False
     if db.dialect.name == "postgresql":  # the row's lock; SQLite's writer holds the database's
         created = db.execute(_LOCK, {"chat_id": chat_id}).first() is None
@@ -108,11 +198,12 @@ def lock(
             db.execute(_NEW_CHAT.of(db), {"id": chat_id})
             db.execute(_LOCK, {"chat_id": chat_id}).one()
     params = {"chat_id": chat_id, "thread_id": thread_id, "update_id": update_id}
-    row = db.execute(_PROLOGUE, params).first()
+    prologue = _PROLOGUE[db.dialect.name]
+    row = db.execute(prologue, params).first()
     if row is None:  # SQLite: a chat not seen before
         created = True
         db.execute(_NEW_CHAT.of(db), {"id": chat_id})
-        row = db.execute(_PROLOGUE, params).one()
+        row = db.execute(prologue, params).one()
     return (_chat(row), created, *_prologue(row))
 
 
@@ -122,17 +213,29 @@ def _chat(row: Row[tuple[object, ...]]) -> ChatRow:
 
 def _prologue(
     row: Row[tuple[object, ...]],
-) -> tuple[SeasonRow | None, Earlier | None, TableRow | None]:
+) -> tuple[SeasonRow | None, Earlier | None, TableRow | None, Tail | None]:
     at = _WIDTHS[0]
     season_values = row[at : at + _WIDTHS[1]]
     at += _WIDTHS[1]
     update_id, event_id = row[at], row[at + 1]
-    table_values = row[at + 2 :]
+    at += 2
+    table_values = row[at : at + _WIDTHS[3]]
+    rest: tuple[Any, ...] = tuple(row)[at + _WIDTHS[3] :]
+    last_id, last_at, undone_by, same, kongs = rest
     earlier: Earlier | None = None if update_id is None else (_optional_int(event_id),)
+    table = None if table_values[0] is None else shaped(TableRow, game_table, table_values)
+    tail = None
+    if table is not None:
+        last = None
+        if last_id is not None:
+            last = LastRecord(int(last_id), last_at, undone_by is not None, same)
+        waiting = sorted(kongs or (), key=lambda kong: int(kong[0]))
+        tail = Tail(table.id, last, tuple(data for _, data in waiting))
     return (
         None if season_values[0] is None else shaped(SeasonRow, season, season_values),
         earlier,
-        None if table_values[0] is None else shaped(TableRow, game_table, table_values),
+        table,
+        tail,
     )
 
 
@@ -187,9 +290,14 @@ def last_hand_no(db: Connection, season_id: int, table_id: int) -> int | None:
     return None if found is None else int(found)
 
 
+def seasons_of(db: Connection, chat_id: int) -> list[SeasonRow]:
+    """The chat's seasons, first first."""
+    return every(SeasonRow, db.execute(_SEASONS_OF, {"chat_id": chat_id}))
+
+
 def seasons_with_hands(db: Connection, chat_id: int) -> list[tuple[SeasonRow, int]]:
     """The chat's seasons, first first, each with its number of live hands (not undone: as
-    /stats counts them), as kept with the season's statistics (`storage.gateway.stats`)."""
+    /stats counts them)."""
     rows = db.execute(_SEASONS, {"chat_id": chat_id})
     width = len(season.c)
     return [(shaped(SeasonRow, season, row[:width]), int(row[width])) for row in rows]

@@ -4,6 +4,7 @@ season balances kept beside them."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 from sqlalchemy import String, and_, bindparam, case, func, insert, select, type_coerce, update
 from sqlalchemy.engine import Connection
 
-from scoring.games import EventKind
-from storage.gateway import Upsert, every, first, marks, shaped
+from scoring.games import EventKind, Game
+from storage.gateway import Upsert, every, first, shaped
 from storage.models import (
     BalanceRow,
     ChatRow,
@@ -22,9 +23,11 @@ from storage.models import (
     balance,
     event,
     player,
+    reminder,
     transfer,
     utcnow,
 )
+from storage.types import exact_amount
 
 RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
 NUMBERED = (EventKind.HAND.value, EventKind.PAY.value)  # what takes a hand number: /history's
@@ -121,26 +124,16 @@ _MOVE_BALANCES = Upsert(
     balance,
     lambda stmt: stmt.on_conflict_do_update(
         index_elements=[balance.c.season_id, balance.c.player_id, balance.c.unit],
-        set_={"amount": stmt.excluded.amount},
+        set_={"amount": stmt.excluded.amount, "par": stmt.excluded.par},
     ),
 )
-_BALANCES_OF = select(balance.c.player_id, balance.c.amount).where(
+_BALANCES_OF = select(balance.c.player_id, balance.c.amount, balance.c.par).where(
     balance.c.season_id == bindparam("season_id"),
     balance.c.unit == bindparam("unit"),
     balance.c.player_id.in_(bindparam("ids", expanding=True)),
 )
-_PARS_OF = _BALANCES_OF.with_only_columns(balance.c.player_id, balance.c.par)
-_SET_PAR = (
-    update(balance)
-    .where(
-        balance.c.season_id == bindparam("of_season"),
-        balance.c.unit == bindparam("of_unit"),
-        balance.c.player_id == bindparam("of_player"),
-    )
-    .values(par=bindparam("new_par"))
-)
 _SEATED = (
-    select(player, balance.c.amount)
+    select(player, balance.c.amount, balance.c.par, reminder.c.player_id)
     .select_from(
         player.outerjoin(
             balance,
@@ -148,6 +141,13 @@ _SEATED = (
                 balance.c.player_id == player.c.id,
                 balance.c.season_id == bindparam("season_id"),
                 balance.c.unit == bindparam("unit"),
+            ),
+        ).outerjoin(
+            reminder,
+            and_(
+                reminder.c.player_id == player.c.id,
+                reminder.c.season_id == bindparam("season_id"),
+                reminder.c.hint == bindparam("hint"),
             ),
         )
     )
@@ -158,7 +158,7 @@ _SEASON_BALANCES = select(balance).where(balance.c.season_id == bindparam("seaso
 
 def _tail_event(row: Any) -> EventRow:
     """A table's tail's event (a hand without its data)."""
-    return EventRow(**{**row._mapping, "data": row.data or {}})
+    return EventRow.model_construct(**{**row._mapping, "data": row.data or {}})
 
 
 def add_event(
@@ -176,8 +176,7 @@ def add_event(
     tiles: str = "",
 ) -> EventRow:
     """Append an event numbered in the chat (1, 2, …); a hand (or a transfer) also takes its
-    table's next hand number in the season. The chat's row is locked, so both stay gapless.
-    Every `marks.MARK_EVERY`-th event, the balances as they stood before it are marked."""
+    table's next hand number in the season. The chat's row is locked, so both stay gapless."""
     values: dict[str, Any] = {
         "chat_id": chat.id,
         "season_id": season_id,
@@ -196,7 +195,6 @@ def add_event(
         event_id, seq, hand_no = db.execute(_ADD_HAND, {**values, **numbering}).one()
     else:
         event_id, seq, hand_no = db.execute(_ADD_EVENT, {**values, "of_chat": chat.id}).one()
-    marks.mark(db, season_id, seq)  # before the event's transfers: the balances before it
     return EventRow(id=event_id, seq=seq, hand_no=hand_no, **values)
 
 
@@ -268,8 +266,22 @@ def transfers_of(db: Connection, event_ids: Sequence[int]) -> dict[int, list[Tra
     out: dict[int, list[TransferRow]] = {}
     if event_ids:
         for row in db.execute(_TRANSFERS_OF, {"ids": list(event_ids)}):
-            out.setdefault(row.event_id, []).append(TransferRow(**row._mapping))
+            out.setdefault(row.event_id, []).append(TransferRow.model_construct(**row._mapping))
     return out
+
+
+Held = tuple[Fraction | int, Fraction | int]  # a balance row's (amount, par)
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A table's players in seat order, read before a record is written: their balances in the
+    record's unit this season (amount and par; None: no row yet), and who of them had `hint`
+    this season (`reminders`)."""
+
+    people: list[PlayerRow]
+    balances: dict[int, Held | None]
+    reminded: frozenset[int]
 
 
 def add_transfers(
@@ -279,31 +291,31 @@ def add_transfers(
     season_id: int,
     unit: str,
     seated: Iterable[int],
-    balances: Mapping[int, Fraction | int | None] | None = None,
+    balances: Mapping[int, Held | None] | None = None,
+    par: Mapping[int, Fraction] | None = None,
 ) -> dict[int, Fraction | int]:
-    """Write a record's transfers and move the season balances by them; every seated player
-    gets a balance row (zero at first) so standings list them. `balances` are those read
-    before (`seated_with_balances`; None: no row yet); any other is read here. Returns the
-    balances after it, by player id."""
+    """Write a record's transfers and move the season balances by them, and their pars by
+    `par` (by player id), in one statement; every seated player gets a balance row (zero at
+    first) so standings list them. `balances` are those read before (`seated`; None: no row
+    yet); any other is read here. Returns the balances after it, by player id."""
     if transfers:
         db.execute(_ADD_TRANSFERS, [t.model_dump(exclude={"id"}) for t in transfers])
     deltas = _deltas(transfers, 1, dict.fromkeys(seated, 0))
-    return _move_balances(db, season_id, unit, deltas, balances or {})
+    return _move_balances(db, season_id, unit, deltas, par or {}, balances or {})
 
 
 def revert_transfers(
-    db: Connection, transfers: Sequence[TransferRow], *, season_id: int, unit: str
+    db: Connection,
+    transfers: Sequence[TransferRow],
+    *,
+    season_id: int,
+    unit: str,
+    par: Mapping[int, Fraction] | None = None,
 ) -> None:
-    """An undone record's transfers leave the season balances."""
-    _move_balances(db, season_id, unit, _deltas(transfers, -1, {}), {})
-
-
-def move_pars(db: Connection, season_id: int, unit: str, par: Mapping[int, Fraction]) -> None:
-    """Add `par` (by player id) to the pars of their balance rows (`BalanceRow.par`)."""
-    params = {"season_id": season_id, "unit": unit, "ids": [*par]}
-    have = {pid: value for pid, value in db.execute(_PARS_OF, params)}
-    key = {"of_season": season_id, "of_unit": unit}
-    db.execute(_SET_PAR, [key | {"of_player": p, "new_par": have[p] + d} for p, d in par.items()])
+    """An undone record's transfers leave the season balances, its pars (`par`: what it
+    added) their pars."""
+    back = {pid: -value for pid, value in (par or {}).items()}
+    _move_balances(db, season_id, unit, _deltas(transfers, -1, {}), back, {})
 
 
 def _deltas(
@@ -323,37 +335,50 @@ def _move_balances(
     season_id: int,
     unit: str,
     deltas: Mapping[int, Fraction | int],
-    known: Mapping[int, Fraction | int | None],
+    pars: Mapping[int, Fraction],
+    known: Mapping[int, Held | None],
 ) -> dict[int, Fraction | int]:
-    """Add `deltas` (by player id) to the season's balances in `unit`, and return them after.
-    What they add to is `known` (None: no row), or read first."""
-    have = {pid: amount for pid, amount in known.items() if amount is not None}
-    unknown = [pid for pid in deltas if pid not in known]
+    """Add `deltas` and `pars` (by player id) to the season's balances in `unit` and their
+    pars, and return the balances after. What they add to is `known` (None: no row), or read
+    first."""
+    have = {pid: held for pid, held in known.items() if held is not None}
+    touched = {**dict.fromkeys(deltas), **dict.fromkeys(pars)}
+    unknown = [pid for pid in touched if pid not in known]
     if unknown:
         params = {"season_id": season_id, "unit": unit, "ids": unknown}
-        have.update((pid, amount) for pid, amount in db.execute(_BALANCES_OF, params))
-    after = {pid: have.get(pid, 0) + delta for pid, delta in deltas.items()}
+        have.update((pid, (amount, par)) for pid, amount, par in db.execute(_BALANCES_OF, params))
+    after = {pid: have.get(pid, (0, 0))[0] + delta for pid, delta in deltas.items()}
     moved = [
-        {"season_id": season_id, "player_id": pid, "unit": unit, "amount": after[pid]}
-        for pid, delta in deltas.items()
-        if delta or pid not in have
+        {
+            "season_id": season_id,
+            "player_id": pid,
+            "unit": unit,
+            "amount": have.get(pid, (0, 0))[0] + deltas.get(pid, 0),
+            "par": have.get(pid, (0, 0))[1] + pars.get(pid, 0),
+        }
+        for pid in touched
+        if deltas.get(pid) or pars.get(pid) or pid not in have
     ]
     if moved:
         db.execute(_MOVE_BALANCES.of(db), moved)
     return after
 
 
-def seated_with_balances(
-    db: Connection, seats: Sequence[int], season_id: int, unit: str
-) -> tuple[list[PlayerRow], dict[int, Fraction | int | None]]:
-    """A table's players in seat order, and their balances in `unit` this season (None: no
-    row yet), in one statement: what a record reads before it writes."""
-    rows = db.execute(_SEATED, {"season_id": season_id, "unit": unit, "ids": list(seats)})
-    found = {row.id: row for row in rows}
-    return (
-        [shaped(PlayerRow, player, found[pid][:-1]) for pid in seats],
-        {pid: found[pid][-1] for pid in seats},
-    )
+def seated(
+    db: Connection, seats: Sequence[int], season_id: int, unit: str, hint: str | None = None
+) -> Seated:
+    """A table's players, their balances in `unit` this season and who had `hint`, in one
+    statement: what a record reads before it writes."""
+    params = {"season_id": season_id, "unit": unit, "ids": list(seats), "hint": hint or ""}
+    found = {row.id: row for row in db.execute(_SEATED, params)}
+    width = len(player.c)
+    people = [shaped(PlayerRow, player, found[pid][:width]) for pid in seats]
+    balances: dict[int, Held | None] = {}
+    for pid in seats:
+        amount, par, _ = found[pid][width:]
+        balances[pid] = None if amount is None else (amount, par)
+    reminded = frozenset(pid for pid in seats if found[pid][-1] is not None)
+    return Seated(people, balances, reminded)
 
 
 def balances(db: Connection, season_id: int) -> list[BalanceRow]:
@@ -370,11 +395,17 @@ _LIVE_PAYMENTS = (
         transfer.c.unit,
         transfer.c.payer_id,
         transfer.c.payee_id,
-        transfer.c.amount,
+        type_coerce(transfer.c.amount, String),  # as stored: read as an int where whole
     )
     .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
     .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
     .order_by(event.c.seq, transfer.c.id)
+)
+_LIVE_COUNTS = (  # a record's transfers share a unit; a record without any: its game's
+    select(transfer.c.unit, event.c.game, func.count(event.c.id.distinct()))
+    .select_from(event.outerjoin(transfer, transfer.c.event_id == event.c.id))
+    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
+    .group_by(transfer.c.unit, event.c.game)
 )
 _EXPORT_SIZE = (
     select(
@@ -395,8 +426,18 @@ def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine
     """(event id, game, unit, payer, payee, amount) of the season's live hands and transfers in
     order, one row per transfer (a hand without any: one row of Nones), streamed."""
     params = {"season_id": season_id}
-    for row in db.execute(_LIVE_PAYMENTS, params, execution_options={"yield_per": 2000}):
-        yield tuple(row)
+    rows = db.execute(_LIVE_PAYMENTS, params, execution_options={"yield_per": 2000})
+    for event_id, game, unit, payer, payee, amount in rows:
+        yield event_id, game, unit, payer, payee, None if amount is None else exact_amount(amount)
+
+
+def live_counts(db: Connection, season_id: int) -> dict[str, int]:
+    """Each unit's live records (hands and transfers) in the season."""
+    counts: dict[str, int] = {}
+    for unit, game, n in db.execute(_LIVE_COUNTS, {"season_id": season_id}):
+        key = unit or Game(game).unit.value
+        counts[key] = counts.get(key, 0) + int(n)
+    return counts
 
 
 def export_size(db: Connection, season_id: int) -> tuple[int, int, range]:

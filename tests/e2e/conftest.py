@@ -231,7 +231,7 @@ class Group:
 
     def redeliver(self, bot: BotProcess, update: JSON, sender: JSON) -> list[str]:
         """POST an update already handled (Telegram saw no answer): 200, and what the bot
-        sent since, /standings' reply last (the outbox sends an update's replies once)."""
+        sent since, /standings' reply last (the update answers with what it recorded)."""
         since = self.mark()
         response = post_update(bot.env["WEBHOOK_URL"], update, WEBHOOK_SECRET)
         assert response.status_code == 200, response

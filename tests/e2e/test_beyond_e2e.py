@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import random
 import re
-import sqlite3
 import struct
 from fractions import Fraction
 
 import pytest
 from openskill.models import PlackettLuce
 
+from service import rating
+from storage.db import make_engine
+from storage.gateway import players
+from storage.unit_of_work import reading
 from tests.e2e.conftest import Bots, Group, button_data, buttons, private, user
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.timeout(240)]
@@ -112,20 +114,16 @@ def shown(text: str) -> dict[str, tuple[float, int]]:
 
 
 def kept(bots: Bots, group: Group) -> dict[str, float]:
-    """The exact ordinals the bot keeps (its last sitting's ratings, from its database)."""
-    with sqlite3.connect(bots.database) as db:
-        row = db.execute(
-            "SELECT ratings FROM rating_sitting WHERE chat_id = ? AND unit = 'mahjong'"
-            " ORDER BY first_seq DESC LIMIT 1",
-            (group.chat_id,),
-        ).fetchone()
-        names = dict(db.execute("SELECT id, name FROM player WHERE chat_id = ?", (group.chat_id,)))
-    model = PlackettLuce()
-
-    return {
-        names[int(pid)]: model.rating(mu=mu, sigma=sigma).ordinal()
-        for pid, (mu, sigma, _) in json.loads(row[0]).items()
-    }
+    """The exact ordinals /rating shows rounded (its last sitting's ratings, as the bot
+    computes them from its database)."""
+    engine = make_engine(f"sqlite:///{bots.database}")
+    try:
+        with reading(engine) as db:
+            last = rating.sittings(db, group.chat_id)["mahjong"][-1]
+            names = {p.id: p.name for p in players.players_of_chat(db, group.chat_id)}
+    finally:
+        engine.dispose()
+    return {names[pid]: rating.ordinal(k) for pid, k in last.ratings.items()}
 
 
 def test_rating_matches_openskill_and_follows_an_undo(bots: Bots) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 
 from service.core import Service
 from storage.notify import Notices, connect_args
+from storage.unit_of_work import ChatWrite
 from tests.integration.helpers import Chat
 
 WAIT = 5.0
@@ -33,10 +34,10 @@ async def test_a_committed_write_is_told_to_every_worker_listening(
     chat.seat("mahjong", "老王", "小李", "阿芳", "大刘")  # /new and /seats: two writes
     for each in listening:
         assert [await heard(each), await heard(each)] == [chat_id, chat_id]
-    with pytest.raises(RuntimeError), chat.service.uow.chat(chat_id) as work:
+    with pytest.raises(RuntimeError), chat.service.uow.chat(chat_id, make=ChatWrite) as work:
         work.chat.stake = work.chat.stake  # a write that fails is rolled back
         raise RuntimeError("boom")
-    with chat.service.uow.chat(chat_id, keep=False):
+    with chat.service.uow.chat(chat_id, keep=False, make=ChatWrite):
         pass  # a dry run (the app's preview)
     chat.say("小李", "/standings")  # a read
     chat.say("小李", "/hu 老王 zimo")

@@ -1,25 +1,22 @@
-"""/rating as a view of the ledger: sittings (a table's hands until the next table opens or play
-pauses for six hours), placed by net, rated with openskill; an undo recomputes what follows, and
-the view kept hand by hand equals the one built anew from the ledger."""
+"""/rating as a view of the ledger, computed when asked: sittings (a table's hands until the next
+table opens or play pauses for six hours), placed by net, rated with openskill; an undo changes
+what follows. Random evenings are checked against openskill in `test_derived_reads`."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from openskill.models import PlackettLuce
-from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from service import rating
 from service.replies import HandView, Info, RatingView, Recorded
 from service.requests import Undo
-from storage.gateway import ledger
+from storage.gateway import ledger, players
+from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
 
 NAMES = ("老王", "小李", "阿张", "Chen")
@@ -27,13 +24,15 @@ HANDS = ("/hu 1 zimo", "/hu 2 pao 3", "/hu 3 zimo pph", "/hu 4 pao 1 qys", "/liu
 
 
 class Clock:
-    """The ledger's clock, moved by hand (each event is stamped by `storage.gateway.ledger`)."""
+    """The ledger's clock, moved by hand (each event is stamped by `storage.gateway.ledger`):
+    `step` a record."""
 
-    def __init__(self) -> None:
+    def __init__(self, step: timedelta = timedelta(minutes=5)) -> None:
         self.now = datetime(2026, 1, 1, 19, 0, tzinfo=UTC)
+        self.step = step
 
     def __call__(self) -> datetime:
-        self.now += timedelta(minutes=5)
+        self.now += self.step
         return self.now
 
 
@@ -57,39 +56,20 @@ def openskill_ordinals(sittings: list[dict[str, Fraction]]) -> dict[str, float]:
     return {name: r.ordinal() for name, r in ratings.items()}
 
 
-def kept(engine: Engine, chat_id: int, unit: str = "mahjong") -> dict[str, list[Any]]:
-    """The last sitting's ratings as the bot keeps them, by name."""
-    with engine.connect() as db:
-        row = db.execute(
-            text(
-                "SELECT ratings FROM rating_sitting WHERE chat_id = :c AND unit = :u"
-                " ORDER BY first_seq DESC LIMIT 1"
-            ),
-            {"c": chat_id, "u": unit},
-        ).one()
-        names = dict(
-            db.execute(text("SELECT id, name FROM player WHERE chat_id = :c"), {"c": chat_id}).all()
-        )
-    value = row[0] if isinstance(row[0], dict) else json.loads(row[0])
-    return {names[int(pid)]: kept for pid, kept in value.items()}
+def computed(engine: Engine, chat_id: int, unit: str = "mahjong") -> list[rating.Sitting]:
+    with reading(engine) as db:
+        return rating.sittings(db, chat_id).get(unit, [])
+
+
+def kept(engine: Engine, chat_id: int) -> dict[str, tuple[float, float, int]]:
+    """The ratings after the last sitting, by name."""
+    with reading(engine) as db:
+        names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+    return {names[pid]: k for pid, k in computed(engine, chat_id)[-1].ratings.items()}
 
 
 def ordinals(engine: Engine, chat_id: int) -> dict[str, float]:
     return {name: rating.ordinal(k) for name, k in kept(engine, chat_id).items()}
-
-
-def all_rows(engine: Engine, chat_id: int) -> list[tuple[Any, ...]]:
-    with engine.connect() as db:
-        rows = db.execute(
-            text(
-                "SELECT unit, first_seq, table_id, hands, nets, ratings FROM rating_sitting"
-                " WHERE chat_id = :c ORDER BY unit, first_seq"
-            ),
-            {"c": chat_id},
-        ).all()
-    return [
-        (*row[:4], *(v if isinstance(v, dict) else json.loads(v) for v in row[4:])) for row in rows
-    ]
 
 
 def net_of(reply: Any) -> dict[str, Fraction]:
@@ -142,7 +122,7 @@ def test_a_pause_of_six_hours_or_a_new_table_starts_a_sitting_and_undo_recompute
     play(HANDS[3:])
     chat.say("老王", "/new mahjong confirm")  # the next table: another sitting
     play(HANDS[1:4])
-    assert len(all_rows(engine, -3002)) == 3
+    assert len(computed(engine, -3002)) == 3
     assert ordinals(engine, -3002) == pytest.approx(openskill_ordinals(sittings), abs=1e-12)
     kept_now = kept(engine, -3002)
     assert all(k[2] == 3 for k in kept_now.values())
@@ -156,50 +136,3 @@ def test_a_pause_of_six_hours_or_a_new_table_starts_a_sitting_and_undo_recompute
     assert ordinals(engine, -3002) != pytest.approx(
         openskill_ordinals([before, *sittings[1:]]), abs=1e-6
     )
-    rebuilt = all_rows(engine, -3002)
-    chat.say("老王", "/set rating off")
-    chat.say("老王", "/set rating on")  # built anew from the ledger: the same view
-    assert all_rows(engine, -3002) == rebuilt
-
-
-@settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(
-    plan=st.lists(
-        st.tuples(
-            st.sampled_from(("hand", "pause", "table", "undo")), st.integers(0, len(HANDS) - 1)
-        ),
-        min_size=1,
-        max_size=14,
-    )
-)
-def test_kept_hand_by_hand_equals_built_anew(
-    sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch, plan: list[tuple[str, int]]
-) -> None:
-    """Whatever is recorded, paused, moved to a new table or undone (the last hand, or an older
-    one), the view kept as it happened is the view built from the ledger afterwards."""
-    clock = Clock()
-    monkeypatch.setattr(ledger, "utcnow", clock)
-    chat_id = -3100 - abs(hash(tuple(plan))) % 10**6
-    chat = Chat(sqlite_engine, chat_id, admins=("老王",))
-    chat.say("老王", "/set rating on")
-    chat.seat("mahjong", *NAMES)
-    recorded: list[int] = []
-
-    for step, n in plan:
-        if step == "hand":
-            reply = chat.say("小李", HANDS[n])
-            recorded.append(reply.view.event_id)  # type: ignore[union-attr]
-        elif step == "pause":
-            clock.now += timedelta(hours=7)
-        elif step == "table":
-            chat.say("老王", "/new mahjong confirm")
-        elif recorded:
-            chat.press("老王", Undo(event_id=recorded.pop(n % len(recorded))))
-    kept_rows = all_rows(sqlite_engine, chat_id)
-    chat.say("老王", "/set rating off")
-    chat.say("老王", "/set rating on")
-    assert all_rows(sqlite_engine, chat_id) == kept_rows

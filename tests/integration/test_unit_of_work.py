@@ -26,7 +26,7 @@ from storage.gateway import chats, players
 from storage.gateway import ledger as book
 from storage.models import chat as chat_table
 from storage.models import processed_update
-from storage.unit_of_work import UnitOfWork, reading
+from storage.unit_of_work import ChatWrite, UnitOfWork, reading
 
 ADMIN = Actor(1, "Wang", "wang")
 LI = Actor(2, "Li", "li")
@@ -74,11 +74,11 @@ def transactions(engine: Engine) -> Iterator[list[list[str]]]:
     open_: dict[int, list[str]] = {}
 
     def began(conn: Any) -> None:
-        open_[id(conn)] = []
+        open_.setdefault(id(conn), [])
 
     def ran(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if id(conn) in open_:
-            open_[id(conn)].append(statement)
+        # the engine's own "begin" listener emits BEGIN, maybe before `began` hears of it
+        open_.setdefault(id(conn), []).append(statement)
 
     def ended(conn: Any) -> None:
         seen.append(open_.pop(id(conn), []))
@@ -147,7 +147,7 @@ def test_a_write_reads_back_what_it_inserted(engine: Engine, chat_id: int) -> No
     """A new chat's row, its first season, a player and an event, each read back in the same
     transaction that inserted it (before any commit)."""
     uow = UnitOfWork(engine)
-    with uow.chat(chat_id, 0, None) as work:
+    with uow.chat(chat_id, 0, None, make=ChatWrite) as work:
         db = work.db
         assert chats.get_chat(db, chat_id) == work.chat
         assert chats.current_season(db, chat_id) == work.season  # opened just now

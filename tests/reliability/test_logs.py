@@ -53,10 +53,10 @@ def test_token_never_logged_while_working_and_failing(tmp_path: Path) -> None:
         hand = next(e for e in entries if "Hand #1" in e["plain_text"])
         client.press(GROUP, "Bob", hand["message_id"], "v1:undo:²")  # a failing handler
         client.press(GROUP, "Bob", hand["message_id"], "garbage")
-        # The bot is kicked: every reply fails with 403 and the error handler logs it.
+        # The bot is kicked: every reply fails with 403, refused for good, and it is logged.
         client.set_member(GROUP, 7000001, "kicked")
         client.send(GROUP, "Ann", "/standings")
-        assert _wait_for(bot, "update failed"), bot.log()[-2000:]
+        assert _wait_for(bot, "refused for good"), bot.log()[-2000:]
         # The Bot API server goes away: polling fails and is retried (and logged).
         emulator.stop()
         time.sleep(3)
@@ -65,7 +65,7 @@ def test_token_never_logged_while_working_and_failing(tmp_path: Path) -> None:
         emulator.stop()
         client.close()
     logs = bot.log()
-    assert "update failed" in logs and "Forbidden" in logs  # the errors were logged …
+    assert "refused for good" in logs and "Forbidden" in logs  # the errors were logged …
     assert_no_token(logs)  # … without the token
 
 

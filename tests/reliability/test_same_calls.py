@@ -1,8 +1,7 @@
 """Webhook and polling behave the same for the handlers: one scripted evening (commands, the
 buttons of a hand, the /hu wizard, the /s buttons, refusals, /chart, /export, /help in parts)
-through the handlers in polling mode (calls sent as they are made) and in webhook mode (calls
-captured, stored in the outbox, sent by its sender) makes the same Bot API calls, with the
-same parameters, in the same order."""
+through the handlers in polling mode and in webhook mode (the replies sent before the webhook
+answers) makes the same Bot API calls, with the same parameters, in the same order."""
 
 from __future__ import annotations
 
@@ -43,7 +42,12 @@ class Recorder(PassingOn):
         self.calls: list[tuple[str, JSON]] = []
 
     async def do_request(
-        self, url: str, method: str, request_data: RequestData | None = None, *args: Any
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        *args: Any,
+        **kwargs: Any,
     ) -> tuple[int, bytes]:
         api_method = url.rsplit("/", 1)[-1]
         if api_method != "getMe" and request_data is not None:
@@ -53,7 +57,7 @@ class Recorder(PassingOn):
             for name, (filename, _, mimetype) in request_data.multipart_data.items():
                 params[name] = (filename, mimetype)
             self.calls.append((api_method, params))
-        return await super().do_request(url, method, request_data, *args)
+        return await super().do_request(url, method, request_data, *args, **kwargs)
 
 
 Deliver = Callable[[JSON], Awaitable[None]]
@@ -159,7 +163,6 @@ async def hooked(engine: Engine) -> list[tuple[str, JSON]]:
         async def deliver(update: JSON) -> None:
             api.take_updates()
             assert (await hook.post(update)).status_code == 200
-            await hook.drained()
 
         await evening(api, chat, deliver)
     return recorder.calls

@@ -1,9 +1,8 @@
 """The real Application over the fake Bot API with the webhook server of `bot.delivery.webhook`
-in this process: updates POSTed as Telegram sends them, replies sent by the outbox's sender."""
+in this process: updates POSTed as Telegram sends them, replies sent before the answer."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -18,12 +17,9 @@ from telegram.request import BaseRequest
 from tornado.httpserver import HTTPServer
 
 from bot.app import build_application
-from bot.delivery import outbox
 from bot.delivery.inbound import MAX_BODY
 from bot.delivery.webhook import SECRET_HEADER, routes
 from bot.settings import Settings
-from storage.gateway import outbox as book
-from storage.unit_of_work import reading
 from tests.botprocess import free_port
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
@@ -46,7 +42,6 @@ class Hook:
     api: FakeBotApi
     app: Any
     engine: Engine
-    sender: outbox.Sender
     url: str
     client: httpx.AsyncClient
 
@@ -66,32 +61,19 @@ class Hook:
         return await self.post(update)
 
     async def replies(self, chat: Chat, since: int = 0) -> list[OutboxEntry]:
-        """What the bot sent to `chat` once the outbox is empty."""
-        await self.drained()
+        """What the bot sent to `chat` (an update's replies go out before its answer)."""
         return self.api.outbox_since(since, chat.id)
-
-    async def drained(self, timeout: float = 20.0) -> None:
-        async def empty() -> None:
-            while await asyncio.to_thread(self.unsent):
-                await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(empty(), timeout)
-
-    def unsent(self) -> int:
-        with reading(self.engine) as db:
-            return book.unsent(db)
 
 
 @asynccontextmanager
 async def webhook_bot(
     engine: Engine,
     *,
-    send: bool = True,
     api: FakeBotApi | None = None,
     request: BaseRequest | None = None,
 ) -> AsyncIterator[Hook]:
     """The bot with its webhook on a loopback port (over `api`, else a new fake Telegram; its
-    calls through `request`, else straight to the fake); the sender runs when `send`."""
+    calls through `request`, else straight to the fake)."""
     api = api or FakeBotApi(first_update_id=next(_update_ids))  # ids unique across a database
     config = Settings.given(
         token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
@@ -103,18 +85,13 @@ async def webhook_bot(
         updates_request=EmulatorRequest(api),
     )
     await app.initialize()
-    sender = outbox.Sender(app.bot, app.bot_data["service"])
     port = free_port()
-    server = HTTPServer(
-        tornado.web.Application(routes(app, "hook", SECRET, sender)), max_body_size=MAX_BODY
-    )
+    web = tornado.web.Application(routes(app, "hook", SECRET))
+    server = HTTPServer(web, max_body_size=MAX_BODY)
     server.listen(port, address="127.0.0.1")
-    sending = asyncio.create_task(sender.run()) if send else None
     try:
         async with httpx.AsyncClient(timeout=30) as client:
-            yield Hook(api, app, engine, sender, f"http://127.0.0.1:{port}/hook", client)
+            yield Hook(api, app, engine, f"http://127.0.0.1:{port}/hook", client)
     finally:
         server.stop()
-        if sending is not None:
-            await sender.stop(sending)
         await app.shutdown()

@@ -11,8 +11,9 @@ or a few updates later; to a random worker), and up to ``IN_FLIGHT`` requests ar
 Ordering: Telegram sends a chat's updates in order, but several workers may process them in
 any order, and undo or a kong's place in a hand depend on it. So a chat sends its next update
 only when every update it posted so far has been answered and replied to (a worker answers
-once the change is committed; the replies go out from the outbox, one set per update however
-often it is delivered: they are counted in the emulator's outbox), while the chats run
+once the change is committed and its replies sent; a redelivered update answers with what was
+recorded, so a delivery gets one set of replies: they are counted in the emulator's outbox),
+while the chats run
 concurrently. The expected ledger of every chat is computed beforehand by
 ``tests.scale.scenario`` with the pure scoring package; the database must match it exactly:
 every event with its number, text and undo, gapless hand numbers, each update claimed once and
@@ -353,10 +354,13 @@ def test_webhook_workers_on_postgres(
     # One worker upgrades the new database; the others find it current (no Alembic at all).
     assert sum("Running upgrade" in log for log in logs.values()) == 1, "migrated more than once"
 
-    # One reply per update however often delivered, none lost or doubled; no apologies.
+    # A reply for every update, and one for each delivery at most; no apologies.
     for script in scripts:
         got, sent = outbox.counts[script.chat_id], len(script.steps)
-        assert got == sent, f"chat {script.chat_id}: {got} replies to {sent} updates"
+        delivered = load.deliveries[script.chat_id]
+        assert sent <= got <= delivered, (
+            f"chat {script.chat_id}: {got} replies to {sent} updates delivered {delivered} times"
+        )
         failures = [t for t in outbox.texts[script.chat_id] if FAILURE in t]
         assert not failures, f"chat {script.chat_id}: {failures[:3]}"
 

@@ -1,7 +1,7 @@
-"""The kept /stats are always the sum of the live hands' tallies: whatever is recorded and
-undone, in any order (the last record, or an older hand by its number with its kongs),
-they equal what `scoring.hand_stats` gives for the ledger as it is. Free
-rounds count in their game's unit; transfers (/pay, at any table) count nowhere."""
+"""/stats' counters, counted when asked (`service.tally`), are the sum of the live hands' tallies:
+whatever is recorded and undone, in any order (the last record, or an older hand by its number
+with its kongs), they equal what `scoring.hand_stats` gives for the ledger as the models read it
+(written out here). Free rounds count in their game's unit; transfers (/pay) count nowhere."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from sqlalchemy.engine import Engine
 
 from scoring.games import EventKind
 from scoring.hand_stats import COUNTERS, Payment, hand_stats
+from service import tally
 from service.errors import ServiceError
 from storage.gateway import chats
 from storage.gateway import ledger as book
-from storage.gateway.stats import season_stats
 from storage.unit_of_work import reading
 from tests.integration.helpers import Chat
 
@@ -96,7 +96,7 @@ def oracle(
     free=st.lists(st.sampled_from(FREE), max_size=8),
     poker=st.lists(st.sampled_from(FREE), max_size=4),
 )
-def test_kept_stats_are_the_ledger_s(
+def test_counted_stats_are_the_ledger_s(
     engine: Engine, mahjong: list[str], k510: list[str], free: list[str], poker: list[str]
 ) -> None:
     chat_id = next(_chats)
@@ -110,13 +110,13 @@ def test_kept_stats_are_the_ledger_s(
     with reading(engine) as db:
         season = chats.current_season(db, chat_id)
         assert season is not None
-        kept = season_stats(db, season.id)
+        kept = tally.season(db, season.id)
         counts, wins, pairs, hands = oracle(db, season.id)
     got_counts = +Counter(
         {(unit, pid, name): n for (unit, pid), c in kept.counts.items() for name, n in c.items()}
     )
     assert got_counts == counts
-    got_wins = +Counter({(*key, v): t for key, vs in kept.wins.items() for v, t in vs})
+    got_wins = +Counter({(*key, v): t for key, vs in kept.wins.items() for v, t in vs.items()})
     assert got_wins == wins
     assert {k: v for k, v in kept.pairs.items() if v} == {k: v for k, v in pairs.items() if v}
     got_hands: Counter[Any] = Counter()
