@@ -36,6 +36,8 @@ class Notices:
         self.engine = engine
         self.postgres = engine.dialect.name == "postgresql"
         self._local = _LOCAL.setdefault(engine.url.render_as_string(), [])
+        # the channel a write's own statement may notify instead of `within` ("": none)
+        self.channel = CHANNEL if self.postgres else ""
 
     def within(self, db: Connection, chat_id: int) -> None:
         """In the writing transaction, before its commit (PostgreSQL: delivered at it)."""

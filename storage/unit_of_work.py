@@ -82,8 +82,10 @@ class UnitOfWork:
                 transaction.rollback()
                 return
             if update_id is not None and work.earlier is None:
-                chats.claim_update(db, update_id, work.chat.id, work.event_id)
-            self.notices.within(db, work.chat.id)
+                channel = self.notices.channel  # the claim carries the notice (PostgreSQL)
+                chats.claim_update(db, update_id, work.chat.id, work.event_id, notify=channel)
+            else:
+                self.notices.within(db, work.chat.id)
         self.notices.committed(work.chat.id)
 
     def read(self) -> AbstractContextManager[Connection]:

@@ -7,7 +7,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, and_, bindparam, delete, func, insert, select, type_coerce, update
+from sqlalchemy import (
+    JSON,
+    Text,
+    and_,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    select,
+    type_coerce,
+    update,
+)
 from sqlalchemy.engine import Connection, Row
 
 from scoring.games import EventKind
@@ -151,6 +163,11 @@ _SEASON_BY_NUMBER = select(season).where(
 _OPEN_SEASON = insert(season).returning(*season.c)
 _SETTINGS = update(chat).where(chat.c.id == bindparam("chat_id"))
 _CLAIM = insert(processed_update)
+# The claim that also notifies a channel of the chat's id at commit (PostgreSQL's pg_notify,
+# an expression of its RETURNING): the notice costs no statement of its own.
+_CLAIM_NOTIFYING = _CLAIM.returning(
+    func.pg_notify(bindparam("channel"), cast(processed_update.c.chat_id, Text))
+)
 _PRUNE = delete(processed_update).where(processed_update.c.processed_at < bindparam("before"))
 _PRUNE_PG = delete(processed_update).where(  # rows another transaction holds are left for later
     processed_update.c.update_id.in_(
@@ -255,10 +272,17 @@ def save_settings(db: Connection, chat_row: ChatRow) -> None:
     db.execute(_SETTINGS, {"chat_id": chat_row.id, **settings})
 
 
-def claim_update(db: Connection, update_id: int, chat_id: int, event_id: int | None) -> None:
+def claim_update(
+    db: Connection, update_id: int, chat_id: int, event_id: int | None, *, notify: str = ""
+) -> None:
     """Mark an update processed, with the event it recorded, in the same transaction (a second
-    claim of the same update fails the transaction: nothing is recorded twice)."""
-    db.execute(_CLAIM, {"update_id": update_id, "chat_id": chat_id, "event_id": event_id})
+    claim of the same update fails the transaction: nothing is recorded twice). `notify`: a
+    PostgreSQL channel told the chat's id at commit by the same statement."""
+    values = {"update_id": update_id, "chat_id": chat_id, "event_id": event_id}
+    if notify:
+        db.execute(_CLAIM_NOTIFYING, {**values, "channel": notify})
+    else:
+        db.execute(_CLAIM, values)
 
 
 def prune_updates(db: Connection, before: datetime) -> None:
