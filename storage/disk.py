@@ -101,9 +101,13 @@ def room(engine: Engine) -> Room | None:
 def make_room(engine: Engine) -> bool:
     """Fold the WAL back into the database file and empty it; False when it could not (no
     room for the file to grow, or a reader held it)."""
+    conn = engine.raw_connection()  # outside any transaction: a checkpoint cannot run in one
     try:
-        with engine.connect() as conn:
-            busy = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").first()
-    except exc.OperationalError:
+        cursor = conn.cursor()
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        busy = cursor.fetchone()
+    except sqlite3.OperationalError:
         return False
+    finally:
+        conn.close()
     return busy is not None and busy[0] == 0

@@ -9,7 +9,6 @@ starts, and Telegram's updates kept meanwhile are recorded.
 from __future__ import annotations
 
 import random
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.dbfile import quick_check
 from tests.botprocess import REPO, BotProcess, bot_env
 from tests.emulator.server import EmulatorClient, EmulatorProcess
 from tests.reliability.crashkit import wait_until
@@ -37,11 +37,7 @@ def damage(path: Path) -> None:
     with path.open("r+b") as handle:
         handle.seek(start)
         handle.write(noise)
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]  # really damaged
-    finally:
-        conn.close()
+    assert quick_check(path) is not None  # really damaged (a finding, or a page unreadable)
 
 
 @pytest.fixture
