@@ -258,7 +258,7 @@ def _table(
         "dealer": v.dealer,
         "html": r.render(v).text,
         "kongs": [line for k in kongs for line in hand_lines(r._, k)],
-        "sitting": sitting.totals(card, v),
+        "sitting": sitting.totals(r._, card, v.seats),  # /summary's night, every table
     }
 
 
