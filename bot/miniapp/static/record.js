@@ -4,6 +4,8 @@
 // refuse is undone on the spot with the reason. Boxes are built once per form and updated in
 // place, so typing keeps focus and value. "Record it" sends the form with an idempotency key,
 // kept for retries until the server confirms; the result stays on screen with Undo.
+// Whatever the page answers (the preview, a reason, the two-minute rule's question, the result)
+// is shown in the dock with the Record button, kept in view at the foot of the screen.
 import { el, t, toast } from "./dom.js";
 import { api, postEvent } from "./telegram.js";
 import { tileKeyboard } from "./tiles.js";
@@ -98,16 +100,19 @@ export function recordPage(data, reload) {
   let form = fresh(modes[0]), key = null, busy = false, asked = 0;
   let answer = null;  // the preview of the current form: {ok, command, html} or {ok: false, error}
   let result = null;  // the last recorded (or undone) reply: {html, event}
+  let showing = {};  // the answer and the result the dock shows
   const keyboards = new Map();  // a clause's tile keyboard, kept while the form lives
 
   const box = el("div", { class: "record" });
   const modeRow = el("div", { class: "chips modes" });
   const body = el("div");
   const shown = el("div", { class: "preview", "aria-live": "polite" });
-  const saveButton = el("button", { class: "primary sticky", onclick: save });
+  const saveButton = el("button", { class: "primary", onclick: save });
   const clearButton = el("button", { class: "link", onclick: () => start(form.kind) }, t("clear"));
-  const done = el("div");
-  box.append(el("h1", {}, t("record")), modeRow, body, shown, saveButton, clearButton, done);
+  const done = el("div", { "aria-live": "polite" });
+  const answers = el("div", { class: "answers" }, shown, done);  // scrolls when long
+  const dock = el("div", { class: "dock" }, answers, saveButton);
+  box.append(el("h1", {}, t("record")), modeRow, body, clearButton, dock);
   let slots = [], lives = [];  // chips redrawn on a tap; boxes' neighbours updated in place
   let built = 0;  // the clauses the mahjong form was built for
 
@@ -127,11 +132,14 @@ export function recordPage(data, reload) {
 
   // After typing or an answer: what depends on the boxes, the preview, the buttons; no chip is
   // redrawn (a chip being pressed would lose the press).
+  // The dock holds one answer at a time: the two-minute rule's question, else the preview of a
+  // complete form, else the last result.
   function status() {
     for (const update of lives) update();
     const wired = wire(form, seats);
     const ready = wired && answer?.ok && !busy;
-    shown.replaceChildren(...(!wired || !answer ? [] : answer.ok
+    const previewing = wired && answer && !result?.ask;
+    shown.replaceChildren(...(!previewing ? [] : answer.ok
       ? [el("h2", {}, t("preview")), el("div", { class: "card hand", html: answer.html.join("\n") }), el("p", { class: "hint" }, el("code", {}, answer.command))]
       : [el("p", { class: "card reason" }, answer.error)]));
     saveButton.disabled = !ready;
@@ -139,8 +147,11 @@ export function recordPage(data, reload) {
     done.replaceChildren(...(result?.ask ? [el("div", { class: "card hand result", html: result.html.join("\n") }),
       el("div", { class: "chips" }, el("button", { class: "chip", onclick: again, disabled: !!busy }, t("again")),
         el("button", { class: "chip", onclick: () => { result = null; refresh(); } }, t("not_again")))]
-      : result ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
+      : result && !(wired && answer) ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
       result.event ? el("button", { class: "chip undo", onclick: undo }, t("undo")) : null].filter((x) => x != null) : []));
+    answers.hidden = !shown.firstChild && !done.firstChild;
+    if (showing.answer !== answer || showing.result !== result) answers.scrollTop = 0;  // read from its start
+    showing = { answer, result };
   }
 
   // Asks for the preview of the current form; answers to older forms are dropped, and a
