@@ -5,7 +5,9 @@
 // place, so typing keeps focus and value. "Record it" sends the form with an idempotency key,
 // kept for retries until the server confirms; the result stays on screen with Undo.
 // Whatever the page answers (the preview, a reason, the two-minute rule's question, the result)
-// is shown in the dock with the Record button, kept in view at the foot of the screen.
+// is shown in the dock with the Record button, kept in view at the foot of the screen. A
+// preview over the member's budget of previews (`limited`) is asked again once it may be, and
+// leaves the Record button as it was: the record is judged anyway.
 import { el, t, toast } from "./dom.js";
 import { api, postEvent } from "./telegram.js";
 import { tileKeyboard } from "./tiles.js";
@@ -137,11 +139,11 @@ export function recordPage(data, reload) {
   function status() {
     for (const update of lives) update();
     const wired = wire(form, seats);
-    const ready = wired && answer?.ok && !busy;
+    const ready = wired && (answer?.ok || answer?.limited) && !busy;
     const previewing = wired && answer && !result?.ask;
     shown.replaceChildren(...(!previewing ? [] : answer.ok
       ? [el("h2", {}, t("preview")), el("div", { class: "card hand", html: answer.html.join("\n") }), el("p", { class: "hint" }, el("code", {}, answer.command))]
-      : [el("p", { class: "card reason" }, answer.error)]));
+      : [el("p", { class: answer.limited ? "card hint limited" : "card reason" }, answer.error)]));
     saveButton.disabled = !ready;
     saveButton.textContent = busy === "saving" ? t("saving") : wired && !answer ? t("checking") : t("save");
     done.replaceChildren(...(result?.ask ? [el("div", { class: "card hand result", html: result.html.join("\n") }),
@@ -166,7 +168,10 @@ export function recordPage(data, reload) {
     if (!body) return null;
     try {
       const got = await api("preview", { form: body });
-      if (mine === asked) { answer = got; status(); }
+      if (mine === asked) {
+        answer = got; status();
+        if (got.limited) timer = setTimeout(ask, 1000 * (got.retry || 1));  // then it may be
+      }
       return got;
     } catch { if (mine === asked) { answer = { ok: false, error: t("offline") }; status(); } return null; }
   }
@@ -190,7 +195,7 @@ export function recordPage(data, reload) {
     const got = await ask();
     busy = false;
     if (form !== next) { refresh(); return; }  // changed meanwhile (another mode): not ours to undo
-    if (got && !got.ok) {
+    if (got && !got.ok && !got.limited) {  // the rules refuse it (not the budget)
       toast(`${t("refused")} ${got.error}`, true);
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "error" });
       commit(before);
@@ -202,12 +207,13 @@ export function recordPage(data, reload) {
 
   async function save() {
     const body = wire(form, seats);
-    if (!body || busy || !answer?.ok) return;
+    if (!body || busy || !(answer?.ok || answer?.limited)) return;
     key = key || uuid();
     busy = "saving"; refresh();
     try {
       const got = await api("record", { key, form: body });
       busy = false;
+      if (got.limited) { toast(got.error, true); refresh(); return; }  // pressed again later
       if (!got.ok) { answer = { ok: false, error: got.error }; toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
       if (got.ask) { result = { ask: true, html: got.reply, event: got.event }; refresh(); return; }  // the two-minute rule
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
