@@ -138,6 +138,15 @@ async def test_the_preview_the_question_and_the_result_are_in_view_at_400_by_800
     assert await seen(page.locator("main .dock .result", has_text="#2"))
     posted = [e for e in kit.api.outbox_since(seq, chat_id=GROUP.id) if e.action == "sent"]
     assert len(posted) == 1 and "#2" in posted[0].plain_text
+    for label in ("Ann", "自摸 self-draw", "清一色 one suit"):  # once more: asked again
+        await tap(page, label)
+    assert await seen(preview(page, SAME))
+    await record.click()
+    assert await seen(question)
+    await tap(page, "门清 concealed")  # another hand now: the question about the last goes
+    assert await seen(preview(page))
+    assert await command(page).inner_text() == "/hu Ann zimo qys mq"
+    assert await page.locator("main .dock .result").count() == 0  # nor its buttons
     assert page.errors == []  # type: ignore[attr-defined]
 
 

@@ -176,9 +176,11 @@ export function recordPage(data, reload) {
     } catch { if (mine === asked) { answer = { ok: false, error: t("offline") }; status(); } return null; }
   }
 
-  const later = () => { clearTimeout(timer); answer = null; asked++; status(); timer = setTimeout(ask, 200); };
+  // A changed form is another question: the two-minute rule's, about the last one, goes.
+  const moved = () => { if (result?.ask) result = null; };
+  const later = () => { clearTimeout(timer); moved(); answer = null; asked++; status(); timer = setTimeout(ask, 200); };
   const commit = (next) => {
-    form = next; key = null;
+    form = next; key = null; moved();
     if (form.kind === "hu" && form.clauses.length !== built) build();
     refresh();
   };
@@ -402,7 +404,7 @@ export function recordPage(data, reload) {
   }
 
   function start(kind) {
-    form = fresh(kind); key = null; answer = null; asked++;
+    form = fresh(kind); key = null; answer = null; asked++; moved();
     keyboards.clear();
     build();
     refresh();
