@@ -1,10 +1,12 @@
 """The Table page's totals of this sitting: the night's card as /summary draws it
 (`service.cards.night`: every hand and transfer since play last paused for six hours, all tables
 and games together), so the page and the card never differ: the hands of every game, each
-player's net per game and, with a stake set, the money the card shows."""
+player's net per game and, with a stake set, the money the card shows. Its words are plain
+text (the page shows them as text; `Renderer._` writes HTML)."""
 
 from __future__ import annotations
 
+from html import unescape
 from typing import Any
 
 from bot.i18n import N_, Gettext
@@ -19,7 +21,7 @@ HANDS = N_("{n} hand(s)")
 
 def game_title(_: Gettext, unit: str) -> str:
     """`Mahjong`, `510K`, a free game's name."""
-    return free_name(unit) or _(GAME[Unit.of(unit)])
+    return free_name(unit) or unescape(_(GAME[Unit.of(unit)]))
 
 
 def totals(_: Gettext, card: Card | None, seats: tuple[str | None, ...]) -> dict[str, Any] | None:
@@ -40,7 +42,10 @@ def totals(_: Gettext, card: Card | None, seats: tuple[str | None, ...]) -> dict
         )
     return {
         "hands": sum(n for _unit, n in card.hands),
-        "games": [{"title": game_title(_, unit), "hands": _(HANDS, n=n)} for unit, n in card.hands],
+        "games": [
+            {"title": game_title(_, unit), "hands": unescape(_(HANDS, n=n))}
+            for unit, n in card.hands
+        ],
         "columns": [game_title(_, unit) for unit in card.units],
         "money": money,
         "rows": rows,

@@ -14,7 +14,7 @@ from playwright.async_api import Locator, Page
 
 from bot.chat.flood import FloodGuard
 from bot.miniapp.guard import PREVIEWS_LIMIT, PREVIEWS_WINDOW, VIEWS_LIMIT, VIEWS_WINDOW
-from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, AppKit
+from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, ZHANG, AppKit
 from tests.miniapp.test_browser import SHOTS, browser, kit, open_page, pytestmark, tab, tap
 
 __all__ = ["browser", "kit", "pytestmark"]  # the fixtures and the mark of the browser tests
@@ -223,6 +223,14 @@ async def test_the_table_page_counts_the_night_of_every_table_at_400_by_800(
     await page.locator("main ul.sitting").scroll_into_view_if_needed()
     await shot(page, "table")
     assert page.errors == []  # type: ignore[attr-defined]
+    await kit.say(ANN, "/set lang zh")  # the same page in Chinese
+    zh = await phone(browser, kit, ZHANG, page_tab="table")
+    assert await zh.locator("main h2", has_text="本场合计").inner_text() == "本场合计（6 局）"
+    head = await zh.locator("main ul.sitting li.head").inner_text()
+    assert head.split() == ["麻将", "510K", "斗地主", "钱"]
+    await zh.locator("main ul.sitting").scroll_into_view_if_needed()
+    await shot(zh, "table-zh")
+    assert zh.errors == []  # type: ignore[attr-defined]
 
 
 # --- point 15: previews have a budget of their own --------------------------------------
