@@ -178,6 +178,25 @@ async def test_a_refusal_and_a_preview_by_tiles_are_in_view_at_400_by_800(
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+async def test_a_510k_report_s_preview_is_in_view_at_400_by_800(
+    kit: AppKit, browser: object
+) -> None:
+    await kit.say(ANN, "/new 510k")
+    page = await phone(browser, kit)
+    for seat, field, value in (("1", "table", "25"), ("2", "table", "35"), ("3", "table", "20")):
+        await page.fill(f"main input[data-seat='{seat}'][data-field={field}]", value)
+    await page.fill("main input[data-seat='4'][data-field=table]", "0")
+    await page.fill("main input[data-seat='4'][data-field=held]", "20")
+    for name in ("Bob", "Ann", "Cat"):
+        await page.locator("main [data-row=out] button.chip", has_text=name).click()
+    assert await seen(preview(page))
+    assert await command(page).inner_text() == "/r Ann=25 Bob=35 Cat=20 Dan=0/20 out Bob Ann Cat"
+    await at(page, "top")
+    assert await seen(preview(page))
+    await shot(page, "510k-preview")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
 # --- point 14: the Table page at 400 × 800 ----------------------------------------------
 
 
