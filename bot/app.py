@@ -33,7 +33,7 @@ from bot.commands import catalog
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
 from bot.i18n import translator
-from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
+from bot.miniapp.guard import PREVIEWS_LIMIT, PREVIEWS_WINDOW, VIEWS_LIMIT, VIEWS_WINDOW
 from bot.miniapp.link import set_menu_button
 from bot.ptb_types import AnyApplication, AnyBuilder
 from bot.settings import Settings
@@ -101,6 +101,9 @@ def build_application(
         application.bot_data["flood"] = FloodGuard(limit=limit, window=window)
         # the Mini App's reads: a budget of their own, not the commands a member types
         application.bot_data["views"] = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW)
+        # ... and its previews, one at every tap of a form: they write nothing either
+        previews = FloodGuard(limit=PREVIEWS_LIMIT, window=PREVIEWS_WINDOW)
+        application.bot_data["previews"] = previews
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
     application.add_handler(TableHandler())  # every command of the table (new messages only)
     application.add_handler(CallbackQueryHandler(on_button))

@@ -105,7 +105,7 @@ class Api(tornado.web.RequestHandler):
     env: Env
     place: Place
     counted = True  # against a budget of the member in the chat (the live poll has its own)
-    records = False  # a recording: the member's command limit; else a read: the views budget
+    records = False  # a recording: the member's command limit; else views' or previews' budget
 
     def initialize(self, env: Env) -> None:
         self.env = env
@@ -133,7 +133,7 @@ class Api(tornado.web.RequestHandler):
         if self.counted and guard.over_budget(
             self,
             budgets,
-            record=self.records,
+            budget=guard.budget_of(self.request, self.records),
             user_id=launch.user_id,
             chat_id=chat_id,
             lang=launch.language,
@@ -258,7 +258,7 @@ def _table(
         "dealer": v.dealer,
         "html": r.render(v).text,
         "kongs": [line for k in kongs for line in hand_lines(r._, k)],
-        "sitting": sitting.totals(card, v),
+        "sitting": sitting.totals(r._, card, v.seats),  # /summary's night, every table
     }
 
 

@@ -3,11 +3,13 @@ door around the chat's rules:
 
 - a recording (record, undo, record again) counts against the member's flood limit in the
   chat (`bot.chat.flood`, the same guard and count): over it, the chat's polite answer as its
-  refusal. Views, checks and previews (reads) have a budget of their own (`VIEWS_LIMIT` in
-  `VIEWS_WINDOW` per member and chat, `/app/api/me` per member), so looking at the table
-  never uses up the commands a member types: over it a GET gets 429 and a check its refusal;
-- a recording asks Telegram afresh whether the user is a member; only views (and checks,
-  which record nothing) use the minute-long cache;
+  refusal. Views have a budget of their own (`VIEWS_LIMIT` in `VIEWS_WINDOW` per member and
+  chat, `/app/api/me` per member), and so have the page's previews and checks (`PREVIEWS_…`:
+  the page asks for one at every tap; they write nothing), so neither looking at the table nor
+  tapping a form uses up the commands a member types: over it a GET gets 429, a POST its
+  refusal marked `limited` with the seconds to wait (`retry`), which the page waits out;
+- a recording asks Telegram afresh whether the user is a member; views, checks and previews
+  (which record nothing) use the minute-long cache;
 - a query's number that is not plain digits, a record's id no record can have (past the
   database's 32-bit ids), or a body nested deeper than any form, is a 400; every refused
   request is one log line, never a traceback;
@@ -41,10 +43,11 @@ VIEWS_WARNING = N_(
     "Try again in a moment."
 )
 VIEWS_LIMIT, VIEWS_WINDOW = 60, 10.0  # a member's reads in a chat (`bot_data["views"]`)
+PREVIEWS_LIMIT, PREVIEWS_WINDOW = 100, 10.0  # a member's previews (`bot_data["previews"]`)
 NUMBERS = ("n", "season")  # the query's numbers
 MAX_DIGITS = 9
 MAX_DEPTH = 16  # a form is a few levels deep (clauses of a hand, entries of a report)
-DRY_RUNS = ("/app/api/check",)  # POSTs that record nothing
+DRY_RUNS = ("/app/api/check", "/app/api/preview", "/app/api/tiles")  # POSTs recording nothing
 
 
 class Limit(Protocol):
@@ -57,21 +60,27 @@ class Limit(Protocol):
     def retry_after(self, user_id: int, chat_id: int) -> float: ...
 
 
+def budget_of(request: Any, records: bool) -> str:
+    """The budget a request counts against: `flood` (a recording: the member's command limit
+    in the chat), `previews` (a POST that records nothing) or `views` (a GET)."""
+    if records:
+        return "flood"
+    return "views" if request.method == "GET" else "previews"
+
+
 def over_budget(
     handler: tornado.web.RequestHandler,
     budgets: Mapping[str, Any],
     *,
-    record: bool,
+    budget: str,
     user_id: int,
     chat_id: int,
     lang: str | None,
 ) -> bool:
-    """Count the request: a recording against the member's command limit in the chat (the
-    chat's guard, `budgets["flood"]`), a read against the member's views (`budgets["views"]`).
-    True when it was over and answered so (`flooded`)."""
-    if record:
-        return flooded(handler, budgets.get("flood"), user_id, chat_id, lang)
-    return flooded(handler, budgets.get("views"), user_id, chat_id, lang, VIEWS_WARNING)
+    """Count the request against the member's `budget` in the chat (`budget_of`; the chat's
+    own guard for `flood`). True when it was over and answered so (`flooded`)."""
+    warning = FLOOD_WARNING if budget == "flood" else VIEWS_WARNING
+    return flooded(handler, budgets.get(budget), user_id, chat_id, lang, warning)
 
 
 def flooded(
@@ -83,17 +92,20 @@ def flooded(
     warning: str = FLOOD_WARNING,
 ) -> bool:
     """Count the request against the member's limit in the chat (`guard`); over it, the
-    polite `warning` in `lang`: a view's is a 429, a check's or a recording's its refusal.
+    polite `warning` in `lang`: a view's is a 429, a check's, a preview's or a recording's its
+    refusal, marked `limited`, with `retry` (the seconds until it is served again).
     True when the request was answered so."""
     if guard is None or guard.check(user_id, chat_id) == "allow":
         return False
     params = {"limit": guard.limit, "window": f"{guard.window:g}"}
     text = Renderer(shown(None, lang)).alert(warning, params)
+    wait = max(1, math.ceil(guard.retry_after(user_id, chat_id)))
     if handler.request.method == "GET":
         handler.set_status(429)
-        wait = guard.retry_after(user_id, chat_id)
-        handler.set_header("Retry-After", str(max(1, math.ceil(wait))))
-    handler.finish({"ok": False, "error": text})
+        handler.set_header("Retry-After", str(wait))
+        handler.finish({"ok": False, "error": text})
+    else:
+        handler.finish({"ok": False, "error": text, "limited": True, "retry": wait})
     return True
 
 

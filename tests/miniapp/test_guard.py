@@ -1,8 +1,9 @@
-"""Issue 28, points 2, 4, 5 and 6, and issue 39, point 4, through the HTTP API: the app's
-recordings count against the member's flood limit in the chat (the chat's own count, its polite
-answer) while its views have a budget of their own (`/app/api/me` too), a recording asks afresh
-whether the user is still a member, bad requests are a 4xx and one log line, and a key reused
-with another form answers with what the key recorded."""
+"""Issue 28, points 2, 4, 5 and 6, issue 39, point 4, and issue 37, point 15, through the HTTP
+API: the app's recordings count against the member's flood limit in the chat (the chat's own
+count, its polite answer) while its views have a budget of their own (`/app/api/me` too) and its
+previews another (they write nothing), a refusal by a budget says so (`limited`, `retry`), a
+recording asks afresh whether the user is still a member, bad requests are a 4xx and one log
+line, and a key reused with another form answers with what the key recorded."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from bot.app import build_application
 from bot.chat.flood import FloodGuard
-from bot.miniapp.guard import VIEWS_LIMIT, VIEWS_WINDOW
+from bot.miniapp.guard import PREVIEWS_LIMIT, PREVIEWS_WINDOW, VIEWS_LIMIT, VIEWS_WINDOW
 from bot.settings import Settings
 from tests.miniapp.kit import ANN, BOB, CAT, DAN, GROUP, ZHANG, AppKit, app_kit
 
@@ -24,16 +25,19 @@ BOB_ZIMO = {"kind": "hu", "clauses": [{"winner": 2, "how": "zimo"}]}
 LIMIT = 20
 POLITE_EN = "Slow down, please: at most 20 commands in 10 seconds each."
 VIEWS_EN = f"Slow down, please: the app answers at most {VIEWS_LIMIT} requests in 10 seconds each."
+PREVIEWS_EN = VIEWS_EN.replace(str(VIEWS_LIMIT), str(PREVIEWS_LIMIT))
 
 
 @pytest.fixture
 async def kit(sqlite_engine: Engine) -> AsyncIterator[AppKit]:
-    """The app of a seated group, with the chat's flood guard and the app's views budget on
-    a clock that stands still (the windows never slide during the test)."""
+    """The app of a seated group, with the chat's flood guard and the app's views and
+    previews budgets on a clock that stands still (the windows never slide during the test)."""
     async for kit in app_kit(sqlite_engine):
         kit.app.bot_data["flood"] = FloodGuard(limit=LIMIT, window=10.0, clock=lambda: 1000.0)
         views = FloodGuard(limit=VIEWS_LIMIT, window=VIEWS_WINDOW, clock=lambda: 1000.0)
         kit.app.bot_data["views"] = views
+        previews = FloodGuard(limit=PREVIEWS_LIMIT, window=PREVIEWS_WINDOW, clock=lambda: 1000.0)
+        kit.app.bot_data["previews"] = previews
         await kit.seat()  # Dan typed one command (/join) in the chat
         await kit.open_app()
         yield kit
@@ -69,15 +73,10 @@ async def test_views_have_a_budget_of_their_own_and_answer_429_in_the_member_s_l
 ) -> None:
     async with kit.client() as http:
         statuses = []
-        for _ in range(VIEWS_LIMIT // 2):
+        for _ in range(VIEWS_LIMIT):
             view = await http.get("/app/api/view", headers=kit.headers(BOB))
             statuses.append(view.status_code)
-        checks = [
-            (await http.post("/app/api/check", headers=kit.headers(BOB), json={"form": ZIMO}))
-            for _ in range(VIEWS_LIMIT // 2)
-        ]
-        assert statuses == [200] * (VIEWS_LIMIT // 2)
-        assert all(c.status_code == 200 and c.json()["ok"] for c in checks)
+        assert statuses == [200] * VIEWS_LIMIT
         # a typed command is still the member's: the app's looks used none of them
         assert (await kit.say(BOB, "/standings"))[0].plain_text.startswith("Standings of")
         over = await http.get("/app/api/view", headers=kit.headers(BOB))
@@ -90,11 +89,57 @@ async def test_views_have_a_budget_of_their_own_and_answer_429_in_the_member_s_l
         recorded = await http.post("/app/api/record", headers=kit.headers(BOB), json=body)
     assert over.status_code == 429 and over.json()["error"].startswith(VIEWS_EN)
     assert int(over.headers["Retry-After"]) >= 1
-    assert check.status_code == 200 and check.json()["error"].startswith(VIEWS_EN)
+    assert check.status_code == 200 and check.json()["ok"]  # a check is a preview: its own
     assert [r.status_code for r in zh] == [200] * VIEWS_LIMIT + [429]  # Zhang's own budget
     assert zh[-1].json()["error"].startswith("请慢一点")
     assert recorded.json()["ok"], recorded.json()  # a recording is a command: not a view
     assert hands(kit) == 1
+
+
+async def test_previews_have_a_budget_of_their_own_apart_from_commands_and_views(
+    kit: AppKit,
+) -> None:
+    """Issue 37, point 15: ~21 taps in 7 s on the tile keyboard asked for as many previews and
+    used up the member's commands. Previews (the Record tab's, the tile keyboard's, checks)
+    write nothing: a budget of their own, neither the chat's commands nor the views'."""
+    tiles = {"kind": "hu", "clauses": [{"winner": 2, "how": "zimo", "tiles": "11122233344455m"}]}
+    paths = ("/app/api/preview", "/app/api/tiles", "/app/api/check")
+    async with kit.client() as http:
+        answers = [
+            await http.post(paths[i % 3], headers=kit.headers(DAN), json={"form": tiles})
+            for i in range(PREVIEWS_LIMIT)
+        ]
+        assert all(a.status_code == 200 and a.json()["ok"] for a in answers)
+        assert (await http.get("/app/api/view", headers=kit.headers(DAN))).status_code == 200
+        # Dan's commands are untouched: a record and a typed hand go through
+        body = {"key": str(uuid.uuid4()), "form": ZIMO}
+        recorded = await http.post("/app/api/record", headers=kit.headers(DAN), json=body)
+        assert recorded.json()["ok"] and not recorded.json().get("limited")
+        assert "#2" in (await kit.say(DAN, "/hu Bob zimo"))[0].plain_text
+        over = await http.post("/app/api/preview", headers=kit.headers(DAN), json={"form": tiles})
+        cat = await http.post("/app/api/preview", headers=kit.headers(CAT), json={"form": tiles})
+        cat_zimo = {"kind": "hu", "clauses": [{"winner": 3, "how": "zimo"}]}
+        body = {"key": str(uuid.uuid4()), "form": cat_zimo}
+        still = await http.post("/app/api/record", headers=kit.headers(DAN), json=body)
+    refusal = over.json()
+    assert over.status_code == 200 and refusal["ok"] is False
+    assert refusal["limited"] is True and refusal["retry"] >= 1  # the page waits that long
+    assert refusal["error"].startswith(PREVIEWS_EN)
+    assert cat.json()["ok"]  # Cat's own budget
+    assert still.json()["ok"] and not still.json()["repeated"]  # over the previews: records
+    assert hands(kit) == 2  # the app's two (the typed one is not "in the app")
+
+
+async def test_a_recording_over_the_flood_limit_is_marked_limited(kit: AppKit) -> None:
+    async with kit.client() as http:
+        answers = []
+        for i in range(LIMIT):  # Dan's /join in the chat counted too: the last is over
+            body = {"key": str(uuid.uuid4()), "form": BOB_ZIMO if i % 2 else ZIMO}
+            answer = await http.post("/app/api/record", headers=kit.headers(DAN), json=body)
+            answers.append(answer.json())
+    assert all(a["ok"] and "limited" not in a for a in answers[:-1])
+    assert answers[-1]["limited"] is True and answers[-1]["retry"] >= 1
+    assert answers[-1]["error"].startswith(POLITE_EN)
 
 
 async def test_the_me_page_has_a_views_budget_too(kit: AppKit) -> None:
@@ -113,11 +158,12 @@ def test_the_bot_keeps_a_views_budget_beside_the_flood_limit_and_off_with_it(
     sqlite_engine: Engine,
 ) -> None:
     on = build_application(Settings.given(token="1:T", flood=(20, 10.0)), engine=sqlite_engine)
-    views = on.bot_data["views"]
+    views, previews = on.bot_data["views"], on.bot_data["previews"]
     assert (views.limit, views.window) == (VIEWS_LIMIT, VIEWS_WINDOW)
-    assert views is not on.bot_data["flood"]
+    assert (previews.limit, previews.window) == (PREVIEWS_LIMIT, PREVIEWS_WINDOW)
+    assert len({id(views), id(previews), id(on.bot_data["flood"])}) == 3
     off = build_application(Settings.given(token="1:T", flood=None), engine=sqlite_engine)
-    assert "views" not in off.bot_data and "flood" not in off.bot_data
+    assert not {"views", "previews", "flood"} & set(off.bot_data)
 
 
 async def test_a_removed_member_cannot_record_though_the_cache_still_knows_him(

@@ -9,6 +9,7 @@ import re
 import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator
+from fractions import Fraction
 
 import httpx
 import pytest
@@ -201,25 +202,67 @@ async def test_the_table_page_has_the_sitting_s_totals_of_the_seated_players(
         view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
     totals = view["table"]["sitting"]
     assert totals["hands"] == 2 and totals["money"]
+    assert totals["columns"] == ["Mahjong"] and len(totals["games"]) == 1
     names = [row["name"] for row in totals["rows"]]
-    assert names == [s for s in view["table"]["seats"] if s]
+    assert sorted(names) == sorted(s for s in view["table"]["seats"] if s)
     with reading(kit.app.bot_data["service"].uow.engine) as db:
         card = cards.night(db, GROUP.id)  # what /summary draws
     assert isinstance(card, Card)
-    lines = {line.name: line for line in card.lines}
-    assert {row["name"]: (row["amount"], row["money"]) for row in totals["rows"]} == {
-        name: (
-            fmt(dict(lines[name].nets)["mahjong"], signed=True),
-            fmt(lines[name].money or 0, signed=True),
-        )
-        for name in names
-    }
-    assert totals["rows"][0] == {"name": "Ann", "amount": "+18", "money": "+9"}
-    assert sum(int(row["amount"]) for row in totals["rows"]) == 0
-    await kit.say(ANN, "/new 510k")  # no 510K hand this sitting: no totals
+    assert names == [line.name for line in card.lines]  # the card's order: best first
+    assert [(row["amounts"], row["money"]) for row in totals["rows"]] == [
+        ([fmt(dict(line.nets)["mahjong"], signed=True)], fmt(line.money or 0, signed=True))
+        for line in card.lines
+    ]
+    assert totals["rows"][0] == {"name": "Ann", "seated": True, "amounts": ["+18"], "money": "+9"}
+    assert sum(int(row["amounts"][0]) for row in totals["rows"]) == 0
+
+
+async def test_the_sitting_s_totals_are_the_night_s_across_tables_and_games(kit: AppKit) -> None:
+    """Issue 37, point 14: four mahjong hands, then a 510K hand and a 斗地主 round at tables
+    opened after it: the Table page counts six hands, every game's nets and the money, as
+    /summary's card and caption do, whichever table is open now."""
+    await kit.say(ANN, "/set stake 0.5")
+    for user, command in (
+        (ANN, "/hu Ann zimo"),
+        (BOB, "/hu Bob pao Cat"),
+        (CAT, "/hu Cat zimo qys"),
+        (DAN, "/liuju"),
+        (ANN, "/new 510k"),
+        (BOB, "/r 1=25 2=35 3=20 4=0/20 out 2 1 3"),
+        (ANN, "/new free 斗地主"),
+        (ANN, "/seats Ann Bob Cat"),
+        (CAT, "/s 1+30 2-10.5 3"),
+    ):
+        await kit.say(user, command)
     async with kit.client() as http:
         view = (await http.get("/app/api/view", headers=kit.headers(BOB))).json()
-    assert view["table"]["sitting"] is None
+    summary = "\n".join(e.plain_text for e in await kit.say(DAN, "/summary"))
+    totals = view["table"]["sitting"]
+    assert totals["hands"] == 6 and "6 hand(s)" in summary  # not the 斗地主 table's one
+    assert [g["title"] for g in totals["games"]] == ["Mahjong", "510K", "斗地主"]
+    assert [g["hands"] for g in totals["games"]] == ["4 hand(s)", "1 hand(s)", "1 hand(s)"]
+    assert totals["columns"] == ["Mahjong", "510K", "斗地主"] and totals["money"]
+    with reading(kit.app.bot_data["service"].uow.engine) as db:
+        card = cards.night(db, GROUP.id)
+    assert isinstance(card, Card)
+    expected = [
+        {
+            "name": line.name,
+            "seated": line.name in {"Ann", "Bob", "Cat"},  # Dan is not at the 斗地主 table
+            "amounts": [
+                fmt(dict(line.nets)[u], signed=True) if u in dict(line.nets) else None
+                for u in card.units
+            ],
+            "money": fmt(line.money or 0, signed=True),
+        }
+        for line in card.lines
+    ]
+    assert totals["rows"] == expected
+    assert {row["name"] for row in totals["rows"]} == {"Ann", "Bob", "Cat", "Dan"}
+    dan = next(row for row in totals["rows"] if row["name"] == "Dan")
+    assert dan["amounts"][2] is None  # not at the 斗地主 table
+    for i in (0, 2):  # mahjong and 斗地主 sum to zero across the night's players (510K scores)
+        assert sum(Fraction(row["amounts"][i] or 0) for row in totals["rows"]) == 0
 
 
 def test_the_mark_changes_with_what_the_pages_show_on_both_backends(

@@ -265,3 +265,51 @@ def test_a_form_and_its_text_make_one_request(form: dict[str, Any], seats: list[
     typed = parse(text)
     assert type(typed) is type(request), text
     assert by_seat(typed, seats) == by_seat(request, seats), text
+
+
+def test_the_sitting_s_words_are_plain_text_and_its_rows_the_card_s() -> None:
+    """The Table page shows the totals' words as text: no HTML escapes (`Renderer._` writes
+    HTML); a game's column is empty for a player who did not play it."""
+    from datetime import UTC, datetime
+    from fractions import Fraction
+
+    from bot.miniapp import sitting
+    from bot.presentation.render import Renderer
+    from service.replies import Card, CardLine
+
+    at = datetime(2026, 12, 5, 20, tzinfo=UTC)
+    line = CardLine("Ann", (("mahjong", Fraction(9, 2)),), Fraction(9, 4), 2, 1)
+    other = CardLine(
+        "Bob & Co", (("mahjong", Fraction(-9, 2)), ("free:A&B", Fraction(1))), None, 3, 0
+    )
+    card = Card(
+        "t",
+        None,
+        at,
+        at,
+        "UTC",
+        ("mahjong", "free:A&B"),
+        (("mahjong", 2), ("free:A&B", 1)),
+        (line, other),
+        (),
+        (),
+        (),
+        Fraction(1, 2),
+    )
+    totals = sitting.totals(Renderer("en")._, card, ("Bob & Co", None))
+    assert totals is not None
+    assert totals["columns"] == ["Mahjong", "A&B"] and totals["hands"] == 3
+    html = sitting.totals(lambda msgid, **_: "&lt;M&amp;J&gt;", card, ())  # a template, escaped
+    assert html is not None and html["columns"] == ["<M&J>", "A&B"]
+    assert html["games"][0] == {"title": "<M&J>", "hands": "<M&J>"}
+    assert totals["games"] == [
+        {"title": "Mahjong", "hands": "2 hand(s)"},
+        {"title": "A&B", "hands": "1 hand(s)"},
+    ]
+    assert totals["rows"] == [
+        {"name": "Ann", "seated": False, "amounts": ["+4.5", None], "money": "+2.25"},
+        {"name": "Bob & Co", "seated": True, "amounts": ["-4.5", "+1"], "money": None},
+    ]
+    empty = replace(card, lines=(), hands=())
+    assert sitting.totals(Renderer("en")._, empty, ()) is None
+    assert sitting.totals(Renderer("en")._, None, ()) is None

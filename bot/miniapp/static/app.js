@@ -92,14 +92,16 @@ const pages = {
     if (!table) return [el("h1", {}, t("table")), el("p", { class: "hint" }, t("no_table"))];
     const out = [el("h1", {}, t("table")), el("div", { class: "card hand", html: table.html })];
     if (table.kongs.length) out.push(el("h2", {}, t("pending_kongs")), el("div", { class: "card hand", html: table.kongs.join("\n") }));
-    const sitting = table.sitting;
+    const sitting = table.sitting;  // the night's card (/summary): every table and game
     if (sitting) {
       out.push(el("h2", {}, t("sitting", { n: sitting.hands })));
-      out.push(el("ul", { class: `rows card sitting${sitting.money ? " money" : ""}` },
-        el("li", { class: "head" }, el("span", {}, ""), el("span", {}, t("points")), sitting.money ? el("span", {}, t("money")) : null),
-        ...sitting.rows.map((row) => el("li", {}, el("span", {}, row.name),
-          el("b", { class: amountClass(row.amount) }, row.amount),
-          row.money != null ? el("b", { class: amountClass(row.money) }, row.money) : null))));
+      if (sitting.games.length > 1) out.push(el("p", { class: "hint" }, sitting.games.map((g) => `${g.title} ${g.hands}`).join(" · ")));
+      const heads = [...sitting.columns, ...(sitting.money ? [t("money")] : [])];
+      const cells = (row) => [...row.amounts, ...(sitting.money ? [row.money] : [])];
+      out.push(el("ul", { class: "rows card sitting", style: `--cols: ${heads.length}` },
+        el("li", { class: "head" }, el("span", {}, ""), ...heads.map((h) => el("span", {}, h))),
+        ...sitting.rows.map((row) => el("li", { class: row.seated ? "seated" : "" }, el("span", {}, row.name),
+          ...cells(row).map((v) => (v == null ? el("span", { class: "none" }, "–") : el("b", { class: amountClass(v) }, v)))))));
     }
     if (state.data.standings?.progress) out.push(el("p", { class: "card", html: state.data.standings.progress }));
     out.push(qrCard());

@@ -4,6 +4,10 @@
 // refuse is undone on the spot with the reason. Boxes are built once per form and updated in
 // place, so typing keeps focus and value. "Record it" sends the form with an idempotency key,
 // kept for retries until the server confirms; the result stays on screen with Undo.
+// Whatever the page answers (the preview, a reason, the two-minute rule's question, the result)
+// is shown in the dock with the Record button, kept in view at the foot of the screen. A
+// preview over the member's budget of previews (`limited`) is asked again once it may be, and
+// leaves the Record button as it was: the record is judged anyway.
 import { el, t, toast } from "./dom.js";
 import { api, postEvent } from "./telegram.js";
 import { tileKeyboard } from "./tiles.js";
@@ -98,16 +102,19 @@ export function recordPage(data, reload) {
   let form = fresh(modes[0]), key = null, busy = false, asked = 0;
   let answer = null;  // the preview of the current form: {ok, command, html} or {ok: false, error}
   let result = null;  // the last recorded (or undone) reply: {html, event}
+  let showing = {};  // the answer and the result the dock shows
   const keyboards = new Map();  // a clause's tile keyboard, kept while the form lives
 
   const box = el("div", { class: "record" });
   const modeRow = el("div", { class: "chips modes" });
   const body = el("div");
   const shown = el("div", { class: "preview", "aria-live": "polite" });
-  const saveButton = el("button", { class: "primary sticky", onclick: save });
+  const saveButton = el("button", { class: "primary", onclick: save });
   const clearButton = el("button", { class: "link", onclick: () => start(form.kind) }, t("clear"));
-  const done = el("div");
-  box.append(el("h1", {}, t("record")), modeRow, body, shown, saveButton, clearButton, done);
+  const done = el("div", { "aria-live": "polite" });
+  const answers = el("div", { class: "answers" }, shown, done);  // scrolls when long
+  const dock = el("div", { class: "dock" }, answers, saveButton);
+  box.append(el("h1", {}, t("record")), modeRow, body, clearButton, dock);
   let slots = [], lives = [];  // chips redrawn on a tap; boxes' neighbours updated in place
   let built = 0;  // the clauses the mahjong form was built for
 
@@ -127,20 +134,26 @@ export function recordPage(data, reload) {
 
   // After typing or an answer: what depends on the boxes, the preview, the buttons; no chip is
   // redrawn (a chip being pressed would lose the press).
+  // The dock holds one answer at a time: the two-minute rule's question, else the preview of a
+  // complete form, else the last result.
   function status() {
     for (const update of lives) update();
     const wired = wire(form, seats);
-    const ready = wired && answer?.ok && !busy;
-    shown.replaceChildren(...(!wired || !answer ? [] : answer.ok
+    const ready = wired && (answer?.ok || answer?.limited) && !busy;
+    const previewing = wired && answer && !result?.ask;
+    shown.replaceChildren(...(!previewing ? [] : answer.ok
       ? [el("h2", {}, t("preview")), el("div", { class: "card hand", html: answer.html.join("\n") }), el("p", { class: "hint" }, el("code", {}, answer.command))]
-      : [el("p", { class: "card reason" }, answer.error)]));
+      : [el("p", { class: answer.limited ? "card hint limited" : "card reason" }, answer.error)]));
     saveButton.disabled = !ready;
     saveButton.textContent = busy === "saving" ? t("saving") : wired && !answer ? t("checking") : t("save");
     done.replaceChildren(...(result?.ask ? [el("div", { class: "card hand result", html: result.html.join("\n") }),
       el("div", { class: "chips" }, el("button", { class: "chip", onclick: again, disabled: !!busy }, t("again")),
         el("button", { class: "chip", onclick: () => { result = null; refresh(); } }, t("not_again")))]
-      : result ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
+      : result && !(wired && answer) ? [el("h2", {}, t("result")), el("div", { class: "card hand result", html: result.html.join("\n") }),
       result.event ? el("button", { class: "chip undo", onclick: undo }, t("undo")) : null].filter((x) => x != null) : []));
+    answers.hidden = !shown.firstChild && !done.firstChild;
+    if (showing.answer !== answer || showing.result !== result) answers.scrollTop = 0;  // read from its start
+    showing = { answer, result };
   }
 
   // Asks for the preview of the current form; answers to older forms are dropped, and a
@@ -155,14 +168,19 @@ export function recordPage(data, reload) {
     if (!body) return null;
     try {
       const got = await api("preview", { form: body });
-      if (mine === asked) { answer = got; status(); }
+      if (mine === asked) {
+        answer = got; status();
+        if (got.limited) timer = setTimeout(ask, 1000 * (got.retry || 1));  // then it may be
+      }
       return got;
     } catch { if (mine === asked) { answer = { ok: false, error: t("offline") }; status(); } return null; }
   }
 
-  const later = () => { clearTimeout(timer); answer = null; asked++; status(); timer = setTimeout(ask, 200); };
+  // A changed form is another question: the two-minute rule's, about the last one, goes.
+  const moved = () => { if (result?.ask) result = null; };
+  const later = () => { clearTimeout(timer); moved(); answer = null; asked++; status(); timer = setTimeout(ask, 200); };
   const commit = (next) => {
-    form = next; key = null;
+    form = next; key = null; moved();
     if (form.kind === "hu" && form.clauses.length !== built) build();
     refresh();
   };
@@ -179,7 +197,7 @@ export function recordPage(data, reload) {
     const got = await ask();
     busy = false;
     if (form !== next) { refresh(); return; }  // changed meanwhile (another mode): not ours to undo
-    if (got && !got.ok) {
+    if (got && !got.ok && !got.limited) {  // the rules refuse it (not the budget)
       toast(`${t("refused")} ${got.error}`, true);
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "error" });
       commit(before);
@@ -191,12 +209,13 @@ export function recordPage(data, reload) {
 
   async function save() {
     const body = wire(form, seats);
-    if (!body || busy || !answer?.ok) return;
+    if (!body || busy || !(answer?.ok || answer?.limited)) return;
     key = key || uuid();
     busy = "saving"; refresh();
     try {
       const got = await api("record", { key, form: body });
       busy = false;
+      if (got.limited) { toast(got.error, true); refresh(); return; }  // pressed again later
       if (!got.ok) { answer = { ok: false, error: got.error }; toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
       if (got.ask) { result = { ask: true, html: got.reply, event: got.event }; refresh(); return; }  // the two-minute rule
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
@@ -385,7 +404,7 @@ export function recordPage(data, reload) {
   }
 
   function start(kind) {
-    form = fresh(kind); key = null; answer = null; asked++;
+    form = fresh(kind); key = null; answer = null; asked++; moved();
     keyboards.clear();
     build();
     refresh();
