@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from service.hand_views import HandView
 from service.requests import NewTable, Request
@@ -512,12 +513,17 @@ class Card:
     most_wins: tuple[tuple[str, int], ...]  # the players with the most wins, and how many
     plan: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]  # ("money" or a unit,
     # transfers): in money when a stake is set, else per game in points
-    stake: Fraction | None
+    stake: Fraction | None  # the one stake of every game counted in money (None: not one)
     streak: tuple[tuple[str, int], ...] = ()  # a season's: the longest run of hands won
+    games: tuple[tuple[str, Fraction], ...] = ()  # (unit, stake) counted in money, as /settle money
+    left_out: tuple[str, ...] = ()  # games with points but no stake: not in the money
+    rounded: bool = False  # some money was not whole cents: rounded so that it adds up
 
     @property
     def filename(self) -> str:
-        when = self.end.strftime("%Y-%m-%d")
+        """`jifen-2026-12-05.png`: the night's last hand's day in the chat's time zone."""
+        end = self.end if self.end.tzinfo is not None else self.end.replace(tzinfo=UTC)
+        when = end.astimezone(ZoneInfo(self.tz)).strftime("%Y-%m-%d")
         return f"jifen-season-{self.season}.png" if self.season else f"jifen-{when}.png"
 
 

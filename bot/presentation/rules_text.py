@@ -9,7 +9,7 @@ from bot.commands import labels
 from bot.commands.parsing import synonyms
 from bot.commands.timezones import zone_label
 from bot.i18n import N_, Gettext
-from bot.presentation.numbers import fmt
+from bot.presentation.numbers import fmt_stake
 from bot.presentation.out import Out
 from bot.presentation.render_money import game_name
 from service.replies import HelpView, RulesView, SettingChanged
@@ -272,9 +272,9 @@ def rules_text(_: Gettext, v: RulesView) -> str:
             *SETTLE_RULES,
         )
     ]
-    stake = fmt(v.stake) if v.stake else off
+    stake = fmt_stake(v.stake) if v.stake else off
     if v.stakes:
-        own = " · ".join(f"{game_name(_, unit)} {fmt(amount)}" for unit, amount in v.stakes)
+        own = " · ".join(f"{game_name(_, unit)} {fmt_stake(amount)}" for unit, amount in v.stakes)
         stake = _("{stake}; a game's own: {games}", stake=stake, games=own)
     lines.append(
         _(

@@ -51,6 +51,7 @@ def a_card(
         plan=(("money", plan),) if stake else (("mahjong", plan),),
         stake=stake,
         streak=((names[1], 5),) if season else (),
+        games=tuple((u, stake) for u in units) if stake else (),
     )
 
 
