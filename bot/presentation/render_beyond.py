@@ -164,7 +164,7 @@ def card_caption(_: Gettext, card: Card) -> str:
         title = _(WHO_PAYS)
         if card.games:
             title += " · " + escape(in_money(_, card))
-        lines.append(title + ":")
+        lines.append(title)
     for section, plan in card.plan:
         if not card.games:
             lines.append(escape(game_title(_, section)) + ":")
