@@ -362,6 +362,7 @@ class ChartData:
     season: int
     archived: bool
     series: tuple[ChartSeries, ...]  # mahjong, then 510K; none: nothing to draw
+    live_hands: int | None = None  # the season's hands (`storage.gateway.ledger.live_hands`)
 
     @property
     def filename(self) -> str:
@@ -369,6 +370,10 @@ class ChartData:
 
     @property
     def hands(self) -> int:
+        """The season's hands, as /summary and /export count them (kongs, transfers and
+        undone hands are not hands; the picture's axis counts records)."""
+        if self.live_hands is not None:
+            return self.live_hands
         return sum(s.hands for s in self.series)
 
 
@@ -377,8 +382,9 @@ class ChartData:
 # "free"; unit: "mahjong" | "510k" | "free" | "free:<name>"; payer's name, None for the table
 # (510K, free rounds); payee's name; amount, exact, as stored: "-3", "45/2"; reason: "win" |
 # "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0; the hand's tiles as
-# scored, "" when not given). A plain tuple: a season has millions.
-ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str]
+# scored, "" when not given; the table's id: hand #1 of two tables told apart). A plain tuple:
+# a season has millions.
+ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
 
 
 @dataclass(frozen=True)
@@ -390,7 +396,7 @@ class ExportData:
     archived: bool
     rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
     count: int  # rows
-    hands: int  # hands with at least one payment, undone ones too
+    hands: int  # the season's hands (`storage.gateway.ledger.live_hands`)
     tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property

@@ -12,6 +12,9 @@ from scoring.games import Unit, free_name
 from service.replies import Card
 
 GAME_SHORT = {Unit.MAHJONG: N_("Mahjong"), Unit.K510: N_("510K"), Unit.FREE: N_("Free")}
+HANDS_COUNTED = N_(
+    "(A hand: each hand or round recorded and not undone; kongs and transfers are not hands.)"
+)  # /summary, /chart and /export count hands so (`storage.gateway.ledger.live_hands`)
 WHO_PAYS = N_("💸 Who pays whom")
 IN_MONEY = N_("in money, stake {stake} per point")
 IN_MONEY_EACH = N_("in money, each game at its stake: {stakes}")

@@ -7,7 +7,7 @@ from html import escape
 
 from bot.commands.timezones import local
 from bot.i18n import N_, Gettext
-from bot.presentation.card_words import WHO_PAYS, game_title, in_money, notes
+from bot.presentation.card_words import HANDS_COUNTED, WHO_PAYS, game_title, in_money, notes
 from bot.presentation.numbers import fmt, fmt_money
 from bot.presentation.out import Out
 from bot.presentation.render_free import unit_title
@@ -139,9 +139,6 @@ def _rated(_: Gettext, game: RatingGame, tz: str) -> list[str]:
     return lines
 
 
-HANDS_COUNTED = N_(
-    "(A hand: each hand or round recorded and not undone; kongs and transfers are not hands.)"
-)
 CAPTION_LIMIT = 1024  # characters of a photo's caption, as Telegram takes it
 
 

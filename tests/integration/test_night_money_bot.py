@@ -71,3 +71,28 @@ async def test_the_card_counts_money_as_settle_money_does(bot: Harness) -> None:
     assert "each game at its stake: Mahjong 1 · poker 0.5" in caption
     assert "rounded to the cent" in caption
     assert "kongs and transfers are not hands" in caption
+
+
+async def test_one_count_of_hands_and_the_tables_told_apart_in_the_csv(bot: Harness) -> None:
+    """An undone hand and a transfer are not hands: /summary, /chart and /export count the
+    same two and say what a hand is; the CSV tells hand #1 of two tables apart."""
+    await bot.seat("mahjong")
+    await bot.say(ANN, "/hu Ann zimo")
+    await bot.say(ANN, "/hu Bob zimo")
+    await bot.say(ANN, "/undo")
+    await bot.say(ANN, "/pay Cat Dan 2")
+    await bot.say(ANN, "/new 510k confirm")
+    await bot.say(ANN, "/seats Ann Bob Cat Dan")
+    await bot.say(ANN, "/r Ann=50 Bob=0 Cat=50 Dan=0 out Ann Cat")
+    summary = [e for e in await bot.say(BOB, "/summary") if e.media_kind == "photo"]
+    chart = [e for e in await bot.say(BOB, "/chart") if e.media_kind == "photo"]
+    export = [e for e in await bot.say(BOB, "/export") if e.media_kind == "document"]
+    for [sent] in (summary, chart, export):
+        assert "2 hand(s)" in sent.plain_text, sent.plain_text
+        assert "kongs and transfers are not hands" in sent.plain_text
+    content = export[0].content
+    assert content is not None
+    header, *rows = content.decode("utf-8-sig").splitlines()
+    assert header.startswith("time (UTC),table,hand,")
+    first_hands = {tuple(row.split(",")[1:3]) for row in rows if row.split(",")[2] == "1"}
+    assert first_hands == {("1", "1"), ("2", "1")}
