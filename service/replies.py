@@ -61,6 +61,7 @@ class TableView:
     claims: tuple[Claimable, ...] = ()  # /seats: each unclaimed guest, for whoever it is
     new: tuple[str, ...] = ()  # guests this command made: announced as new
     replaced: str = ""  # /sub: who left the seat (`who` took it)
+    carries: bool = False  # /sub in a running marathon: `who` plays on with the seat's totals
 
 
 @dataclass(frozen=True)
