@@ -6,8 +6,11 @@ is dated in the chat's time zone."""
 
 from __future__ import annotations
 
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
 from tests.emulator.api import User
-from tests.integration.test_bot import ANN, BOB, CAT, Harness, bot
+from tests.integration.test_bot import ANN, BOB, CAT, GROUP, Harness, bot
 
 __all__ = ["bot"]  # the fixture
 
@@ -96,3 +99,37 @@ async def test_one_count_of_hands_and_the_tables_told_apart_in_the_csv(bot: Harn
     assert header.startswith("time (UTC),table,hand,")
     first_hands = {tuple(row.split(",")[1:3]) for row in rows if row.split(",")[2] == "1"}
     assert first_hands == {("1", "1"), ("2", "1")}
+
+
+async def test_a_member_renamed_to_a_winners_name_is_told_apart(bot: Harness) -> None:
+    """Eve renames herself Bob on Telegram and joins where Bob won: not "Bob → Bob 3"."""
+    eve = User(403, "Bob", language_code="en")
+    bot.api.set_member(-100500, eve, "member")
+    await bot.seat("mahjong")  # Ann, Bob, Cat, Dan
+    await bot.say(ANN, "/hu Bob zimo")
+    await bot.say(CAT, "/leave")
+    assert "Bob (2)" in await bot.text(eve, "/join")
+    won = await bot.text(ANN, "/hu Bob pao 3")  # the name is the first Bob's; Eve sits at 3
+    assert "Bob +2" in won and "Bob (2) -2" in won
+    settle = await bot.text(ANN, "/settle")
+    assert "Bob → Bob " not in settle and "Bob (2) → Bob 2" in settle
+
+
+async def test_two_stored_players_of_one_name_are_shown_apart(
+    bot: Harness, sqlite_engine: Engine
+) -> None:
+    """Two players of one name kept from before (a chat moved, an old join): every view tells
+    them apart by player, the older first."""
+    await bot.seat("mahjong")
+    await bot.say(ANN, "/hu Cat zimo")
+    await bot.say(ANN, "/hu Dan pao Ann")
+    with sqlite_engine.begin() as db:  # Dan's row named as an old row could be
+        db.execute(
+            text("UPDATE player SET name = 'Cat' WHERE chat_id = :c AND name = 'Dan'"),
+            {"c": GROUP.id},
+        )
+    standings = await bot.text(BOB, "/standings")
+    assert "Cat (2)" in standings and "Cat +9" in standings
+    settle = await bot.text(BOB, "/settle")
+    assert "went wrong" not in settle and "Cat (2)" in settle
+    assert "Cat (2)" in await bot.text(BOB, "/history")
