@@ -39,8 +39,7 @@ def standings(_: Gettext, v: r.StandingsView) -> Out:
 
 
 NOT_ADDING_UP = N_(
-    "(Shown to two decimals, so a game's lines may not add up exactly; the exact values are "
-    "kept.)"
+    "(Shown to two decimals, so a game's lines may not add up exactly; the exact values are kept.)"
 )
 
 
