@@ -5,8 +5,9 @@ longest run of hands won.
 The night is the chat's hands and transfers since play last paused for six hours (the same
 pause that ends a sitting for /rating), all tables together, at most `NIGHT_PAGES[-1]` records:
 it is read from the newest record back, so it costs what the night holds, not the history.
-Money: each game's points times the stake, added up; non-zero-sum 510K scores are squared
-against the players at each hand (each hand's score minus that hand's average). Wins and the
+Money is /settle money's (`service.squaring.in_money`): each game's points, squared as the
+ledger's pars square them (a 510K hand's score minus its average; a finished marathon's as its
+score is shared), times the game's stake, added up per player in whole cents. Wins and the
 biggest hand follow /stats' definitions (`scoring.hand_stats`)."""
 
 from __future__ import annotations
