@@ -5,14 +5,15 @@ longest run of hands won.
 The night is the chat's hands and transfers since play last paused for six hours (the same
 pause that ends a sitting for /rating), all tables together, at most `NIGHT_PAGES[-1]` records:
 it is read from the newest record back, so it costs what the night holds, not the history.
-Money: each game's points times the stake, added up; non-zero-sum 510K scores are squared
-against the players at each hand (each hand's score minus that hand's average). Wins and the
+Money is /settle money's (`service.squaring.in_money`): each game's points, squared as the
+ledger's pars square them (a 510K hand's score minus its average; a finished marathon's as its
+score is shared), times the game's stake, added up per player in whole cents. Wins and the
 biggest hand follow /stats' definitions (`scoring.hand_stats`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from fractions import Fraction
 
@@ -20,13 +21,14 @@ from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Unit
 from scoring.hand_stats import Payment, hand_stats
-from scoring.settle_up import settle_up
 from service.errors import N_
+from service.ledger import player_names
 from service.names import clean_title
 from service.rating import SITTING_GAP, hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
+from service.squaring import Money, in_money, par_of, par_weights, plan
 from service.views import season_for
-from storage.gateway import chats, players, records
+from storage.gateway import chats, records
 from storage.gateway import ledger as book
 from storage.gateway.records import Record
 from storage.models import ChatRow, EventRow, SeasonRow, TransferRow
@@ -57,15 +59,18 @@ class _Tally:
         nets = hand_nets(r.data, r.payments)
         for pid, net in nets.items():
             self.nets[(unit, pid)] += net
+        # squared as the ledger's pars square it (`service.squaring`): /settle money's figures
+        total = sum((p.amount for p in r.payments if p.payer is None), Fraction(0)) - sum(
+            (p.amount for p in r.payments if p.payee is None), Fraction(0)
+        )
+        seats = [int(pid) for pid in r.data.get("seats") or () if isinstance(pid, int)]
+        par = par_of(Fraction(total), seats, par_weights(r.data))
+        for pid in nets.keys() | par.keys():
+            self.squared[(unit, pid)] += nets.get(pid, 0) - par.get(pid, 0)
         if r.kind != EventKind.HAND:
-            for pid, net in nets.items():
-                self.squared[(unit, pid)] += net
             return
         tally = hand_stats(r.game, r.data, r.payments)
         people = tally.people or frozenset(nets)
-        average = Fraction(sum(nets.get(p, 0) for p in people), len(people)) if people else 0
-        for pid, net in nets.items():
-            self.squared[(unit, pid)] += net - (average if Unit.of(unit) is Unit.K510 else 0)
         self.hands[unit] += 1
         won = {pid for pid, c in tally.counts.items() if c["wins"]}
         for pid in people:
@@ -87,36 +92,34 @@ def _card(
 ) -> Card:
     assert tally.start is not None and tally.end is not None
     people = {pid for _, pid in tally.nets} | set(tally.played)
-    found = players.players_by_id(db, people)
-    names = {pid: found[pid].name if pid in found else "?" for pid in people}
+    names = player_names(db, list(people))
+    names.update({pid: "?" for pid in people if pid not in names})
     units = sorted({unit for unit, _ in tally.nets} | set(tally.hands), key=Unit.order)
-    stake = chat.stake
-    money: dict[int, Fraction] = defaultdict(Fraction)
-    for (_, pid), amount in tally.squared.items():
-        money[pid] += amount * (stake or 0)
+    by_unit: dict[str, dict[int, Fraction]] = defaultdict(dict)
+    for (unit, pid), amount in tally.squared.items():
+        by_unit[unit][pid] = amount
+    money = in_money(chat, by_unit, names)
     main = max(units, key=lambda u: (tally.hands.get(u, 0), -units.index(u)))
 
     def order(pid: int) -> tuple[Fraction, Fraction, str]:
-        return -money[pid], -tally.nets.get((main, pid), Fraction(0)), names[pid].casefold()
+        cash = money.cents.get(pid, Fraction(0))
+        return -cash, -tally.nets.get((main, pid), Fraction(0)), names[pid].casefold()
 
     lines = tuple(
         CardLine(
             name=names[pid],
             nets=tuple((u, tally.nets[(u, pid)]) for u in units if (u, pid) in tally.nets),
-            money=money[pid] if stake else None,
+            money=money.cents.get(pid, Fraction(0)) if money.games else None,
             hands=tally.played.get(pid, 0),
             wins=tally.wins.get(pid, 0),
         )
         for pid in sorted(people, key=order)
     )
-    plan: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]
-    if stake:
-        plan = ((MONEY, _named(settle_up({p: a for p, a in money.items() if a}), names)),)
+    plans: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]
+    if money.games:  # in money, as /settle money counts it
+        plans = ((MONEY, plan({p: a for p, a in money.cents.items() if a}, names)),)
     else:
-        plan = tuple(
-            (u, _named(settle_up({p: a for (v, p), a in tally.squared.items() if v == u}), names))
-            for u in units
-        )
+        plans = tuple((u, plan(by_unit[u], names)) for u in units if u in by_unit)
     most = max(tally.wins.values(), default=0)
     best_run = max(tally.best_run.values(), default=0)
     return Card(
@@ -134,16 +137,20 @@ def _card(
             if value > 0
         ),
         most_wins=_best(tally.wins, most, names),
-        plan=tuple((u, p) for u, p in plan if p),
-        stake=stake,
+        plan=tuple((u, p) for u, p in plans if p),
+        stake=_one_stake(money),
+        games=money.games,
+        left_out=money.left_out,
+        rounded=money.rounded,
         streak=_best(tally.best_run, best_run, names) if streak and best_run > 1 else (),
     )
 
 
-def _named(
-    plan: Iterable[tuple[int, int, Fraction]], names: Mapping[int, str]
-) -> tuple[tuple[str, str, Fraction], ...]:
-    return tuple((names[a], names[b], amount) for a, b, amount in plan)
+def _one_stake(money: Money) -> Fraction | None:
+    """The stake every game counted is played at, if they share one (None: none, or each
+    game its own: the card says so)."""
+    stakes = {stake for _unit, stake in money.games}
+    return stakes.pop() if len(stakes) == 1 else None
 
 
 def _best(

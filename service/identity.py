@@ -30,8 +30,9 @@ def offer_claim(tx: Tx, joined: TableView, guest: PlayerRow | None) -> TableView
 
 
 def guest_like(tx: Tx, member: PlayerRow) -> PlayerRow | None:
-    """An unlinked guest whose name looks like the member's, if there is one."""
-    want = names.skeleton(member.name)
+    """An unlinked guest whose name looks like the member's (as Telegram gives it: a member
+    is `小李 (2)` beside a guest 小李), if there is one."""
+    want = names.skeleton(names.clean(tx.ctx.actor.name) or member.name)
     for player in players.players_of_chat(tx.db, tx.chat.id):
         if player.user_id is None and not player.username and names.skeleton(player.name) == want:
             return player

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from scoring.games import Game, Unit
 from scoring.hand_stats import COUNTERS
 from service import tally
+from service.names import told_apart
 from service.replies import (
     ChartData,
     ChartLine,
@@ -46,7 +47,7 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     season = season_for(db, chat_id, req.season)
     kept = tally.season(db, season.id)
     net = {(b.unit, b.player_id): b.amount for b in book.balances(db, season.id)}
-    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+    names = told_apart((p.id, p.name) for p in players.players_of_chat(db, chat_id))
 
     def name(pid: int) -> str:
         return names.get(pid, "?")
@@ -143,13 +144,14 @@ def chart_data(db: Connection, chat_id: int, req: Chart) -> ChartData:
         now[b.unit][b.player_id] = b.amount
     units = sorted(counts, key=Unit.order)
     points = _every_record(db, season.id, counts)
-    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+    names = told_apart((p.id, p.name) for p in players.players_of_chat(db, chat_id))
     return ChartData(
         season=season.number,
         archived=season.archived_at is not None,
         series=tuple(
             _series(unit, [*points[unit], (counts[unit], now[unit])], names) for unit in units
         ),
+        live_hands=book.live_hands(db, season.id),
     )
 
 
@@ -235,7 +237,8 @@ def export_rows(db: Connection, chat_id: int, req: Export) -> ExportData:
     """The season's ledger: one row per payment of every hand and transfer, undone ones
     marked. Counted here; the rows stream when the file is written (`_Ledger`)."""
     season = season_for(db, chat_id, req.season)
-    count, hands, seqs = book.export_size(db, season.id)
+    count, _records, seqs = book.export_size(db, season.id)
+    hands = book.live_hands(db, season.id)
     return ExportData(
         season=season.number,
         archived=season.archived_at is not None,

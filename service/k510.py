@@ -97,7 +97,7 @@ def _marathon_hand(
         "number": run.number,
         "state": as_record(state),
         "finished": finished,
-        **({f"team{t + 1}": team for t, team in enumerate(played)} if played else {}),
+        **{f"{'team' if len(played) == 2 else 'seat'}{t + 1}": g for t, g in enumerate(played)},
     }
     if finished:
         return score_marathon(state, zerosum=table.zerosum), None
@@ -113,17 +113,17 @@ class Marathon:
 
     number: int
     state: MarathonState | None  # None: the next hand starts one
-    newcomers: tuple[int, ...] = ()  # seats of those who start at 0 (3 players)
-    took_over: tuple[tuple[int, str], ...] = ()  # (seat, name of who left it): 4 players
-    played: tuple[dict[str, str], ...] = ()  # 4 players: per team, player id → hands played
+    newcomers: tuple[int, ...] = ()  # seats of those who start at 0 (no seat was left)
+    took_over: tuple[tuple[int, str], ...] = ()  # (seat, name of who left it)
+    played: tuple[dict[str, str], ...] = ()  # per team (4) or seat (3): player id → hands
 
 
 def current_marathon(last_hand: Mapping[str, Any] | None, seats: Sequence[int]) -> Marathon:
     """The running marathon, from the data of the table's last live hand, for the players in
-    `seats` (ids). With three players the totals belong to people: they follow a player to
-    another seat; who sits down starts at 0, who stands up leaves with theirs. With four they
-    belong to the teams: who takes the seat of someone who left plays on with the totals of
-    that seat (a partner replaced: the team keeps its progress)."""
+    `seats` (ids). Totals follow a player who stays to another seat; who takes the seat of
+    someone who left plays on with that seat's totals (three players: the seat keeps its
+    progress; four: the team does). The hands each played in a seat (three) or for a team
+    (four) share its final score."""
     info = last_hand.get("marathon") if last_hand is not None else None
     if info is None or last_hand is None:
         return Marathon(1, None)
@@ -133,15 +133,15 @@ def current_marathon(last_hand: Mapping[str, Any] | None, seats: Sequence[int]) 
     before = {pid: seat for seat, pid in enumerate(last_hand["seats"])}
     moved = [before.get(pid) for pid in seats]
     took_over: list[tuple[int, str]] = []
-    if state.players == 4:
-        left = [s for s, pid in enumerate(last_hand["seats"]) if pid not in seats]
-        for seat, old in enumerate(moved):
-            if old is None and left:
-                # the seat they left, else a partner's seat of the same team, else any
-                heir = min(left, key=_nearest(seat))
-                left.remove(heir)
-                moved[seat] = heir
-                took_over.append((seat, str(last_hand["names"][heir])))
+    four = state.players == 4
+    left = [s for s, pid in enumerate(last_hand["seats"]) if pid not in seats]
+    for seat, old in enumerate(moved):
+        if old is None and left:
+            # the seat they left, else (four) a partner's seat of the same team, else any
+            heir = min(left, key=_nearest(seat, four))
+            left.remove(heir)
+            moved[seat] = heir
+            took_over.append((seat, str(last_hand["names"][heir])))
 
     def follow(values: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(0 if old is None else values[old] for old in moved)
@@ -154,8 +154,10 @@ def current_marathon(last_hand: Mapping[str, Any] | None, seats: Sequence[int]) 
         hands=state.hands,
         last_order=tuple(now[old] for old in state.last_order if old in now),
     )
-    four = state.players == 4
-    played = tuple(dict(info.get(f"team{t + 1}", {})) for t in range(2)) if four else ()
+    if four:
+        played = tuple(dict(info.get(f"team{t + 1}", {})) for t in range(2))
+    else:  # a seat's hands go where its totals go
+        played = tuple({} if old is None else dict(info.get(f"seat{old + 1}", {})) for old in moved)
     return Marathon(
         int(info["number"]),
         state,
@@ -165,22 +167,21 @@ def current_marathon(last_hand: Mapping[str, Any] | None, seats: Sequence[int]) 
     )
 
 
-def _nearest(seat: int) -> Callable[[int], tuple[bool, bool, int]]:
-    """The order in which a newcomer at `seat` takes over a seat left: that seat, then the
-    seats of its team, then any."""
-    return lambda left: (left != seat, left % 2 != seat % 2, left)
+def _nearest(seat: int, four: bool) -> Callable[[int], tuple[bool, bool, int]]:
+    """The order in which a newcomer at `seat` takes over a seat left: that seat, then (four
+    players) the seats of its team, then any."""
+    return lambda left: (left != seat, four and left % 2 != seat % 2, left)
 
 
 def _played_after(
     before: tuple[dict[str, str], ...], seats: Sequence[int]
 ) -> tuple[dict[str, str], ...]:
     """The hands each player played for each team, this hand counted (4 players: team 1 is
-    seats 1+3, team 2 seats 2+4); () with three players."""
-    if len(seats) != 4:
-        return ()
-    teams = [dict(before[t]) if before else {} for t in range(2)]
+    seats 1+3, team 2 seats 2+4), or in each seat (3 players: its totals, whoever sat in it)."""
+    groups = 2 if len(seats) == 4 else len(seats)
+    teams = [dict(before[t]) if len(before) > t else {} for t in range(groups)]
     for seat, pid in enumerate(seats):
-        team = teams[seat % 2]
+        team = teams[seat % groups]
         team[str(pid)] = str(int(team.get(str(pid), "0")) + 1)
     return tuple(teams)
 
@@ -247,11 +248,12 @@ def _shared(
     result: Result510k,
     shares: Sequence[Mapping[int, Fraction]],
 ) -> list[TransferRow]:
-    """A finished marathon of four: each team's score (its two seats') shared among everyone
-    who played for the team, by the hands they played for it (`squaring.team_shares`)."""
+    """A finished marathon: each team's score (its two seats'), or each seat's of three,
+    shared among everyone who played in it, by the hands they played in it
+    (`squaring.team_shares`)."""
     owed: dict[int, Fraction] = {}
-    for team, share in enumerate(shares):
-        total = result.scores[team] + result.scores[team + 2]
+    for team, share in enumerate(shares):  # a team: seats t and t+2; a seat of three: t
+        total = sum((v for s, v in enumerate(result.scores) if s % len(shares) == team), 0)
         for pid, part in share.items():
             owed[pid] = owed.get(pid, Fraction(0)) + total * part
     seat_of = {pid: seat for seat, pid in enumerate(table.seats)}

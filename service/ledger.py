@@ -12,6 +12,7 @@ from scoring.games import EventKind, Game
 from service import repeats
 from service.errors import N_, Forbidden, ServiceError
 from service.hand_views import HandView, seat_ids, view_of
+from service.names import told_apart
 from service.replies import Info, UndoAsk, Undone, UndoPick
 from service.requests import Undo
 from service.squaring import hand_par, par_weights
@@ -40,8 +41,8 @@ def hand_views(db: Connection, events: Sequence[EventRow]) -> list[HandView]:
 
 
 def player_names(db: Connection, ids: Sequence[int]) -> dict[int, str]:
-    """Names by player id."""
-    return {pid: p.name for pid, p in players.players_by_id(db, ids).items()}
+    """Names by player id; two of one name told apart (`David`, `David (2)`)."""
+    return told_apart((pid, p.name) for pid, p in players.players_by_id(db, ids).items())
 
 
 def fresh_view(

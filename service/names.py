@@ -12,6 +12,7 @@ alike on screen.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 MAX_NAME = 32
@@ -67,3 +68,42 @@ def skeleton(name: str) -> str:
 def member_name(first_name: str, username: str | None, user_id: int) -> str:
     """A member's shown name: the clean first name, else the @username, else a number."""
     return clean(first_name) or (f"@{username}" if username else f"#{user_id % 10000:04d}")
+
+
+def numbered(name: str, n: int) -> str:
+    """The `n`-th player of one name: `David`, `David (2)`, `David (3)`."""
+    return name if n < 2 else f"{name[: MAX_NAME - 5].rstrip()} ({n})"
+
+
+def unused(name: str, taken: Iterable[str]) -> str:
+    """`name`, or `name (2)`, `name (3)`… the first that no name in `taken` equals (case
+    ignored): a Telegram name equal to another player's is not taken as is."""
+    seen = {t.casefold() for t in taken}
+    n = 1
+    while numbered(name, n).casefold() in seen:
+        n += 1
+    return numbered(name, n)
+
+
+def told_apart(people: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """Names by player id, two players of one name told apart: the older (smaller id) keeps
+    it, the next is `David (2)`, then `David (3)` (a name some other player has is skipped)."""
+    ordered = sorted(people)
+    out = {pid: name for pid, name in ordered}
+    counts: dict[str, int] = {}
+    for _pid, name in ordered:
+        counts[name.casefold()] = counts.get(name.casefold(), 0) + 1
+    if all(n == 1 for n in counts.values()):
+        return out
+    shown = {name.casefold() for name in out.values()}
+    first: set[str] = set()
+    for pid, name in ordered:
+        key = name.casefold()
+        if counts[key] == 1:
+            continue
+        if key not in first:
+            first.add(key)
+            continue
+        out[pid] = unused(name, shown)
+        shown.add(out[pid].casefold())
+    return out

@@ -12,7 +12,7 @@ from service.admin import require_admin
 from service.errors import N_, Forbidden, ServiceError
 from service.replies import Claimed, Info, Merged, NameAsk, Renamed, TableView
 from service.requests import Claim, IAm, Leave, Merge, PlayerRef, RefKind, Rename, Sub
-from service.tables import _open, pending_kongs, view
+from service.tables import _marathon_running, _open, pending_kongs, view
 from service.unit import Tx
 from storage.gateway import chat_move, players, tables
 from storage.models import PlayerRow, TableRow
@@ -52,7 +52,8 @@ def sub(tx: Tx, req: Sub) -> TableView | NameAsk:
     who.require_distinct(who.seated(tx, table))
     tables.set_seats(tx.db, table)
     shown = view(tx, table, "sub", player.name)
-    return replace(shown, replaced=left, new=seating.new_names((found,)))
+    carries = bool(left) and table.marathon and _marathon_running(tx, table)
+    return replace(shown, replaced=left, new=seating.new_names((found,)), carries=carries)
 
 
 def _seat_of(tx: Tx, table: TableRow, ref: PlayerRef) -> int:

@@ -43,17 +43,32 @@ def sender(tx: Tx) -> PlayerRow:
         linked = players.guests_where(tx.db, tx.chat.id, username=username)
         player = linked[0] if linked else None
     if player is None:
+        name = _not_taken(tx, name, None)
         return players.add_player(tx.db, tx.chat.id, name, actor.user_id, username)
     before = (player.name, player.user_id, player.username)
     if player.user_id is None:  # a linked guest keeps its name, unless it was only "@user"
         player.user_id, player.username = actor.user_id, username
         if player.name.casefold() == f"@{username}".casefold():
-            player.name = name
+            player.name = _not_taken(tx, name, player)
     else:  # a name given with /rename stays
+        if not player.named and name != player.name:
+            name = _not_taken(tx, name, player)
         player.name, player.username = player.name if player.named else name, username
     if (player.name, player.user_id, player.username) != before:
         players.save_player(tx.db, player)
     return player
+
+
+def _not_taken(tx: Tx, name: str, me: PlayerRow | None) -> str:
+    """A member's Telegram name, or `name (2)`… when another player of the chat has it: two
+    players never share a name (the older keeps it); a name kept already stays as it is."""
+    others = [
+        p.name for p in players.players_of_chat(tx.db, tx.chat.id) if me is None or p.id != me.id
+    ]
+    kept = me is not None and me.name.startswith(name + " (")
+    if kept and me is not None and me.name.casefold() not in {o.casefold() for o in others}:
+        return me.name  # told apart the same way already
+    return names.unused(name, others)
 
 
 def require_distinct(seated: Sequence[PlayerRow]) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 from scoring.games import Game, Unit
 from scoring.hand_stats import Payment
 from service.errors import N_
+from service.names import told_apart
 from service.replies import Info, RatedSitting, RatingGame, RatingLine, RatingView
 from storage.gateway import chats, players, records
 
@@ -163,7 +164,7 @@ def rating_view(db: Connection, chat_id: int) -> RatingView | Info:
 
 def _game(db: Connection, unit: str, rows: Sequence[Sitting]) -> RatingGame:
     now = rows[0].ratings
-    names = {p.id: p.name for p in players.players_by_id(db, now).values()}
+    names = told_apart((p.id, p.name) for p in players.players_by_id(db, now).values())
 
     def name(pid: int) -> str:
         return names.get(pid, "?")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from service.hand_views import HandView
 from service.requests import NewTable, Request
@@ -60,6 +61,7 @@ class TableView:
     claims: tuple[Claimable, ...] = ()  # /seats: each unclaimed guest, for whoever it is
     new: tuple[str, ...] = ()  # guests this command made: announced as new
     replaced: str = ""  # /sub: who left the seat (`who` took it)
+    carries: bool = False  # /sub in a running marathon: `who` plays on with the seat's totals
 
 
 @dataclass(frozen=True)
@@ -361,6 +363,7 @@ class ChartData:
     season: int
     archived: bool
     series: tuple[ChartSeries, ...]  # mahjong, then 510K; none: nothing to draw
+    live_hands: int | None = None  # the season's hands (`storage.gateway.ledger.live_hands`)
 
     @property
     def filename(self) -> str:
@@ -368,6 +371,10 @@ class ChartData:
 
     @property
     def hands(self) -> int:
+        """The season's hands, as /summary and /export count them (kongs, transfers and
+        undone hands are not hands; the picture's axis counts records)."""
+        if self.live_hands is not None:
+            return self.live_hands
         return sum(s.hands for s in self.series)
 
 
@@ -376,8 +383,9 @@ class ChartData:
 # "free"; unit: "mahjong" | "510k" | "free" | "free:<name>"; payer's name, None for the table
 # (510K, free rounds); payee's name; amount, exact, as stored: "-3", "45/2"; reason: "win" |
 # "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0; the hand's tiles as
-# scored, "" when not given). A plain tuple: a season has millions.
-ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str]
+# scored, "" when not given; the table's id: hand #1 of two tables told apart). A plain tuple:
+# a season has millions.
+ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
 
 
 @dataclass(frozen=True)
@@ -389,7 +397,7 @@ class ExportData:
     archived: bool
     rows: Iterable[ExportRow]  # hand by hand, payments in recorded order
     count: int  # rows
-    hands: int  # hands with at least one payment, undone ones too
+    hands: int  # the season's hands (`storage.gateway.ledger.live_hands`)
     tz: str = "UTC"  # the chat's time zone (IANA name): the time column is in it
 
     @property
@@ -512,12 +520,17 @@ class Card:
     most_wins: tuple[tuple[str, int], ...]  # the players with the most wins, and how many
     plan: tuple[tuple[str, tuple[tuple[str, str, Fraction], ...]], ...]  # ("money" or a unit,
     # transfers): in money when a stake is set, else per game in points
-    stake: Fraction | None
+    stake: Fraction | None  # the one stake of every game counted in money (None: not one)
     streak: tuple[tuple[str, int], ...] = ()  # a season's: the longest run of hands won
+    games: tuple[tuple[str, Fraction], ...] = ()  # (unit, stake) counted in money, as /settle money
+    left_out: tuple[str, ...] = ()  # games with points but no stake: not in the money
+    rounded: bool = False  # some money was not whole cents: rounded so that it adds up
 
     @property
     def filename(self) -> str:
-        when = self.end.strftime("%Y-%m-%d")
+        """`jifen-2026-12-05.png`: the night's last hand's day in the chat's time zone."""
+        end = self.end if self.end.tzinfo is not None else self.end.replace(tzinfo=UTC)
+        when = end.astimezone(ZoneInfo(self.tz)).strftime("%Y-%m-%d")
         return f"jifen-season-{self.season}.png" if self.season else f"jifen-{when}.png"
 
 

@@ -9,11 +9,13 @@ undo), so balance − par is what zerosum would have recorded, with no scan of t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
 from scoring.games import Unit
+from scoring.settle_up import settle_up
 from storage.models import BalanceRow, ChatRow, TransferRow
 
 K = TypeVar("K")
@@ -33,6 +35,13 @@ def hand_par(
         total += (t.amount if t.payee_id is not None else 0) - (
             t.amount if t.payer_id is not None else 0
         )
+    return par_of(total, seats, weights)
+
+
+def par_of(
+    total: Fraction, seats: Iterable[int], weights: Mapping[int, Fraction] | None = None
+) -> dict[int, Fraction]:
+    """`hand_par` from what the record scored in all (the card's figures are squared so too)."""
     seated = list(dict.fromkeys(seats))
     if not total or not seated:
         return {}
@@ -41,30 +50,38 @@ def hand_par(
     return dict.fromkeys(seated, total / len(seated))
 
 
+GROUPS = {4: ("team1", "team2"), 3: ("seat1", "seat2", "seat3")}
+
+
 def team_shares(data: Mapping[str, Any]) -> list[dict[int, Fraction]] | None:
-    """A finished 510K marathon of four: for each team (seats 1+3, then 2+4), each player's
-    share of the team's score, by the hands they played for it; None for any other record."""
+    """A finished marathon: for each team of four (seats 1+3, then 2+4), or each seat of three,
+    each player's share of its score, by the hands they played in it; None for any other
+    record (and for a marathon of three finished before seats kept their progress)."""
     info = data.get("marathon")
-    if not info or not info.get("finished") or "team1" not in info:
+    if not info or not info.get("finished"):
+        return None
+    keys = next((keys for keys in GROUPS.values() if keys[0] in info), None)
+    if keys is None:
         return None
     out = []
-    for key in ("team1", "team2"):
+    for key in keys:
         hands = {int(pid): Fraction(n) for pid, n in info[key].items()}
         total = sum(hands.values(), Fraction(0))
-        out.append({pid: n / total for pid, n in hands.items()})
+        out.append({pid: n / total for pid, n in hands.items()} if total else {})
     return out
 
 
 def par_weights(data: Mapping[str, Any]) -> dict[int, Fraction] | None:
-    """How a record's par is shared when not evenly among its seats: a finished marathon of
-    four gives each team half, shared among its players as the team's score is."""
+    """How a record's par is shared when not evenly among its seats: a finished marathon gives
+    each team of four half (each seat of three a third), shared among its players as its score
+    is."""
     shares = team_shares(data)
     if shares is None:
         return None
     weights: dict[int, Fraction] = {}
     for team in shares:
         for pid, share in team.items():
-            weights[pid] = weights.get(pid, Fraction(0)) + share / 2
+            weights[pid] = weights.get(pid, Fraction(0)) + share / len(shares)
     return weights
 
 
@@ -117,3 +134,42 @@ def in_cents(money: Mapping[K, Fraction], order: Mapping[K, str]) -> tuple[dict[
         down[k] += 1
     rounded = any(c.denominator != 1 for c in cents.values())
     return {k: d * CENT for k, d in down.items()}, rounded
+
+
+@dataclass(frozen=True)
+class Money:
+    """Points in money, as /settle money and the night's card both count it."""
+
+    cents: dict[int, Fraction]  # by player id: whole cents, adding up to zero
+    games: tuple[tuple[str, Fraction], ...]  # (unit, stake): the games counted
+    left_out: tuple[str, ...]  # units with something to settle but no stake
+    rounded: bool  # some player's money was not whole cents
+
+
+def in_money(
+    chat: ChatRow | None, by_unit: Mapping[str, Mapping[int, Fraction]], names: Mapping[int, str]
+) -> Money:
+    """Each game's squared points times its own stake (else the chat's), added up per player,
+    then in whole cents that still add up (ties by `names`)."""
+    money: dict[int, Fraction] = {}
+    games, left_out = [], []
+    for unit in sorted(by_unit, key=Unit.order):
+        stake = stake_of(chat, unit)
+        if stake is None:
+            if any(by_unit[unit].values()):
+                left_out.append(unit)
+            continue
+        games.append((unit, stake))
+        for pid, points in by_unit[unit].items():
+            money[pid] = money.get(pid, Fraction(0)) + points * stake
+    cents, rounded = in_cents(money, {pid: f"{names[pid].casefold()}\0{pid:012d}" for pid in money})
+    return Money(cents, tuple(games), tuple(left_out), rounded)
+
+
+def plan(
+    balances: Mapping[int, Fraction], names: Mapping[int, str]
+) -> tuple[tuple[str, str, Fraction], ...]:
+    """The fewest transfers, by player id (two players of one name are two), named by `names`
+    and listed by them."""
+    keyed = {(names[pid], pid): amount for pid, amount in balances.items()}
+    return tuple((a[0], b[0], amount) for a, b, amount in settle_up(keyed))

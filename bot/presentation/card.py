@@ -18,9 +18,9 @@ from matplotlib.patches import Rectangle
 
 from bot.commands.timezones import local
 from bot.i18n import N_, translator
+from bot.presentation.card_words import WHO_PAYS, game_title, in_money, notes
 from bot.presentation.chart import PNG_LEVEL, font
-from bot.presentation.numbers import fmt
-from scoring.games import Unit, free_name
+from bot.presentation.numbers import fmt, fmt_money
 from service.replies import Card, CardLine
 
 DPI = 180
@@ -35,7 +35,6 @@ INK, MUTED, STRIPE = "#1f2328", "#6e7781", "#f1f5f2"
 MONEY_BAND = (0.96, 0.77, 0.09, 0.16)  # a translucent gold over the stripes
 PLUS, MINUS = "#1a7f37", "#cf222e"
 
-GAME_SHORT = {Unit.MAHJONG: N_("Mahjong"), Unit.K510: N_("510K"), Unit.FREE: N_("Free")}
 MONEY = N_("Money")
 SEASON = N_("Season {n}")
 HANDS = N_("{n} hand(s)")
@@ -43,8 +42,6 @@ BIGGEST = N_("🏆 Biggest hand: {name} {amount} ({game})")
 BIGGEST_NO = N_("🏆 Biggest hand: {name} {amount} ({game} #{n})")
 MOST_WINS = N_("🎯 Most wins: {names} ({n})")
 STREAK = N_("🔥 Longest run: {names}, {n} hands won in a row")
-WHO_PAYS = N_("💸 Who pays whom")
-IN_MONEY = N_("in money, stake {stake} per point")
 SQUARE = N_("Everyone is square.")
 FOOTER = N_("jifen 积分 · /summary")
 FOOTER_SEASON = N_("jifen 积分 · season card")
@@ -64,12 +61,6 @@ class _Op:
     bold: bool = False
     w: float = 0.0
     h: float = 0.0
-
-
-def game_title(t: Callable[..., str], unit: str) -> str:
-    """`Mahjong`, `510K`, a free game's name."""
-    name = free_name(unit) if Unit.of(unit) is Unit.FREE else ""
-    return name or t(GAME_SHORT[Unit.of(unit)])
 
 
 class _Sheet:
@@ -101,8 +92,11 @@ class _Sheet:
         return text + "…"
 
 
-def _signed(amount: Fraction | int) -> tuple[str, str]:
-    return fmt(amount, signed=True), PLUS if amount > 0 else MINUS if amount < 0 else MUTED
+def _signed(amount: Fraction | int, money: bool = False) -> tuple[str, str]:
+    text = fmt_money(amount) if money else fmt(amount)
+    if amount > 0:
+        text = "+" + text
+    return text, PLUS if amount > 0 else MINUS if amount < 0 else MUTED
 
 
 def render_card(card: Card, lang: str) -> bytes:
@@ -186,7 +180,7 @@ def _head(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
 def _columns(card: Card) -> list[tuple[str, str]]:
     """The number columns: (key, kind) for each game, then the money."""
     cols = [(u, "unit") for u in card.units]
-    return [*cols, ("money", "money")] if card.stake else cols
+    return [*cols, ("money", "money")] if card.games else cols
 
 
 def _table(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
@@ -202,7 +196,7 @@ def _table(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
     y += 0.18
     for row in range(0, len(card.lines), 2):
         sheet.rect(PAD / 2, y + row * ROW, WIDTH - PAD, ROW, STRIPE)
-    if card.stake:  # the money column stands out: what the night comes to
+    if card.games:  # the money column stands out: what the night comes to
         band = len(card.lines) * ROW + 0.5
         sheet.rect(right - step + 0.02, y - 0.5, step + PAD / 2 - 0.02, band, MONEY_BAND)
     for row, line in enumerate(card.lines):
@@ -213,7 +207,7 @@ def _table(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
         for i, (key, kind) in enumerate(cols):
             value = _value(line, key, kind)
             if value is not None:
-                text, color = _signed(value)
+                text, color = _signed(value, kind == "money")
                 sheet.text(left + (i + 1) * step, base, text, size=size, color=color, ha="right")
     sheet.y = y + len(card.lines) * ROW + 0.25
 
@@ -251,8 +245,8 @@ def _plan(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
     sheet.rect(PAD, sheet.y - 0.12, WIDTH - 2 * PAD, 0.02, MUTED)
     sheet.y += LINE
     head = t(WHO_PAYS)
-    if card.stake:
-        head += " · " + t(IN_MONEY, stake=fmt(card.stake))
+    if card.games:
+        head += " · " + in_money(t, card)
     elif len(card.plan) == 1:  # in the points of its one game
         head += " · " + game_title(t, card.plan[0][0])
     sheet.text(PAD, sheet.y, sheet.fit(head, 15, WIDTH - 2 * PAD), size=15, bold=True)
@@ -261,7 +255,7 @@ def _plan(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
         sheet.text(PAD, sheet.y, t(SQUARE), size=14, color=MUTED)
         return
     for section, transfers in card.plan:
-        if not card.stake and len(card.plan) > 1:
+        if not card.games and len(card.plan) > 1:
             sheet.y += LINE
             sheet.text(PAD, sheet.y, game_title(t, section), size=12, color=MUTED, bold=True)
         for payer, payee, amount in transfers:
@@ -269,4 +263,8 @@ def _plan(sheet: _Sheet, card: Card, t: Callable[..., str]) -> None:
             half = (WIDTH - 2 * PAD - 1.3 - sheet.width(" → ", 15)) / 2  # each name its half
             who = f"{sheet.fit(payer, 15, half)} → {sheet.fit(payee, 15, half)}"
             sheet.text(PAD + 0.1, sheet.y, who, size=15)
-            sheet.text(WIDTH - PAD, sheet.y, fmt(amount), size=15, ha="right", bold=True)
+            shown = fmt_money(amount) if card.games else fmt(amount)
+            sheet.text(WIDTH - PAD, sheet.y, shown, size=15, ha="right", bold=True)
+    for note in notes(t, card):
+        sheet.y += LINE * 0.8
+        sheet.text(PAD, sheet.y, sheet.fit(note, 11, WIDTH - 2 * PAD), size=11, color=MUTED)

@@ -35,6 +35,7 @@ K = TypeVar("K", bound=Hashable)
 
 HEADER = (
     N_("time ({zone})"),  # the chat's time zone
+    N_("table"),  # the season's tables numbered 1, 2, … in the order they first recorded
     N_("hand"),
     N_("game"),
     N_("payer"),
@@ -174,6 +175,11 @@ class _Cells:
             lambda name: _field(word(TABLE) if name is None else _cell(name))
         )
         self.yes_no = tuple(word(w) for w in YES_NO)
+        self.tables: dict[int, int] = {}  # table id → its number in the file
+
+    def _table(self, table_id: int) -> int:
+        """The table's number: 1, 2, … in the order of their first rows."""
+        return self.tables.setdefault(table_id, len(self.tables) + 1)
 
     def _local(self, at: str) -> str:
         """A UTC time ("YYYY-MM-DD HH:MM:SS") in the chat's zone, to the second."""
@@ -185,13 +191,16 @@ class _Cells:
         stamps, names, amounts, words = self.stamps, self.names, self.amounts, self.words
         tiles, games = self.tiles, self.games
         yes, no = self.yes_no
+        table = self._table
         return "".join(
             [
-                f"{stamps[at]},{'' if hand_no is None else hand_no},"
+                f"{stamps[at]},{table(t)},{'' if hand_no is None else hand_no},"
                 f"{games[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
                 f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no},"
                 f"{tiles[hand if reason in _WON else '']}\r\n"
-                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand in rows
+                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand, t in (
+                    rows
+                )
             ]
         )
 

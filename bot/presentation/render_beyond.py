@@ -7,7 +7,8 @@ from html import escape
 
 from bot.commands.timezones import local
 from bot.i18n import N_, Gettext
-from bot.presentation.numbers import fmt
+from bot.presentation.card_words import HANDS_COUNTED, WHO_PAYS, game_title, in_money, notes
+from bot.presentation.numbers import fmt, fmt_money
 from bot.presentation.out import Out
 from bot.presentation.render_free import unit_title
 from scoring.games import Unit
@@ -138,18 +139,47 @@ def _rated(_: Gettext, game: RatingGame, tz: str) -> list[str]:
     return lines
 
 
+CAPTION_LIMIT = 1024  # characters of a photo's caption, as Telegram takes it
+
+
 def card_caption(_: Gettext, card: Card) -> str:
-    """The card's caption (HTML)."""
+    """The card's caption (HTML): the night's payments as text a member can copy, in money
+    as /settle money counts them (else in points per game)."""
     hands = sum(n for _unit, n in card.hands)
     if card.season is not None:
-        return "🏁 " + _("Season {n}'s card: {hands} hand(s).", n=card.season, hands=hands)
-    start, end = local(card.start, card.tz), local(card.end, card.tz)
-    return "🖼 " + _(
-        "The night's card: {start}–{end}, {hands} hand(s). Forward it!",
-        start=start.strftime("%m-%d %H:%M"),
-        end=end.strftime("%H:%M"),
-        hands=hands,
-    )
+        head = "🏁 " + _("Season {n}'s card: {hands} hand(s).", n=card.season, hands=hands)
+    else:
+        start, end = local(card.start, card.tz), local(card.end, card.tz)
+        head = "🖼 " + _(
+            "The night's card: {start}–{end}, {hands} hand(s). Forward it!",
+            start=start.strftime("%m-%d %H:%M"),
+            end=end.strftime("%H:%M"),
+            hands=hands,
+        )
+    lines = [head, _(HANDS_COUNTED)]
+    if card.plan:
+        title = _(WHO_PAYS)
+        if card.games:
+            title += " · " + escape(in_money(_, card))
+        lines.append(title)
+    for section, plan in card.plan:
+        if not card.games:
+            lines.append(escape(game_title(_, section)) + ":")
+        for payer, payee, amount in plan:
+            shown = fmt_money(amount) if card.games else fmt(amount)
+            lines.append(f"{escape(payer)} → {escape(payee)} {shown}")
+    lines += [escape(note) for note in notes(_, card)]
+    return _fit(lines)
+
+
+def _fit(lines: list[str]) -> str:
+    """The lines that fit in a caption (HTML tags aside, which there are none of), the cut
+    shown by …."""
+    text = "\n".join(lines)
+    while len(text) > CAPTION_LIMIT - 2 and len(lines) > 1:
+        lines = lines[:-1]
+        text = "\n".join(lines) + "\n…"
+    return text
 
 
 def me(_: Gettext, v: MeView) -> Out:

@@ -220,11 +220,12 @@ def progress_line(_: Gettext, p: r.Progress) -> str:
     )
     line = _("🏃 Marathon after {n} hand(s): {sides}", n=p.hands, sides=sides)
     for name, old in p.took_over:
-        line += " " + _(
-            "({name} plays on for {old}: the team keeps its points.)",
-            name=escape(name),
-            old=escape(old),
+        said = (
+            N_("({name} plays on for {old}: the team keeps its points.)")
+            if len(p.sides) == 2
+            else N_("({name} plays on in {old}'s seat: the seat keeps its points.)")
         )
+        line += " " + _(said, name=escape(name), old=escape(old))
     if p.newcomers:
         line += " " + _("({names} joined the marathon at 0.)", names=escape(", ".join(p.newcomers)))
     return line

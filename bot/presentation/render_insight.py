@@ -7,6 +7,7 @@ from html import escape, unescape
 
 from bot.commands.timezones import zone_label
 from bot.i18n import Gettext
+from bot.presentation.card_words import HANDS_COUNTED
 from bot.presentation.numbers import fmt
 from bot.presentation.out import Out
 from bot.presentation.render_free import free_stats, unit_title
@@ -105,7 +106,8 @@ def chart_caption(_: Gettext, data: ChartData) -> str:
     """The photo's caption (HTML); for a season with no hands, the whole answer."""
     if not data.series:
         return _("No hands recorded yet.")
-    return "📈 " + _("Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands)
+    head = _("Balances over season {n}, {hands} hand(s).", n=data.season, hands=data.hands)
+    return "📈 " + head + "\n" + _(HANDS_COUNTED)
 
 
 def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, str]:
@@ -120,13 +122,18 @@ def chart_texts(_: Gettext, data: ChartData) -> tuple[str, dict[str, str], str, 
 
 def export_caption(_: Gettext, data: ExportData) -> str:
     """The CSV document's caption (HTML)."""
-    return "📄 " + _(
-        "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
-        "undone hands are marked, they do not count.",
-        n=data.season,
-        rows=data.count,
-        hands=data.hands,
-        zone=escape(zone_label(data.tz)),
+    return (
+        "📄 "
+        + _(
+            "The ledger of season {n}: {rows} payment(s) of {hands} hand(s), times in {zone}; "
+            "undone hands are marked, they do not count.",
+            n=data.season,
+            rows=data.count,
+            hands=data.hands,
+            zone=escape(zone_label(data.tz)),
+        )
+        + "\n"
+        + _(HANDS_COUNTED)
     )
 
 

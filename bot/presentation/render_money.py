@@ -10,7 +10,8 @@ from html import escape
 
 from bot.commands.callback_data import card_data, reset_data
 from bot.i18n import N_, Gettext
-from bot.presentation.numbers import fmt, fmt_money
+from bot.presentation.card_words import POINTS_ROUNDED
+from bot.presentation.numbers import fmt, fmt_money, fmt_stake, rounded
 from bot.presentation.out import Button, Out
 from bot.presentation.render_free import unit_title
 from scoring.games import Unit, free_name
@@ -37,7 +38,7 @@ def stake_word(_: Gettext, unit: str) -> str:
 
 
 def _stakes(_: Gettext, stakes: Sequence[tuple[str, Fraction]]) -> str:
-    return " · ".join(f"{game_name(_, unit)} {fmt(stake)}" for unit, stake in stakes)
+    return " · ".join(f"{game_name(_, unit)} {fmt_stake(stake)}" for unit, stake in stakes)
 
 
 def settle_text(_: Gettext, v: SettleView) -> str:
@@ -59,10 +60,12 @@ def settle_text(_: Gettext, v: SettleView) -> str:
             lines.append(line)
         if unit in v.squared:
             lines.append(_(SQUARED))
+    if any(rounded(amount) != amount for _u, plan in v.sections for *_n, amount in plan):
+        lines.append(_(POINTS_ROUNDED))
     shown = [unit for unit, plan in v.sections if plan]
     if any(unit in stakes for unit in shown):
         if all(stakes.get(unit) == v.stake for unit in shown):
-            lines.append(_("Stake: {stake} per point.", stake=fmt(v.stake or 0)))
+            lines.append(_("Stake: {stake} per point.", stake=fmt_stake(v.stake or 0)))
         else:
             counted = [(unit, stakes[unit]) for unit in shown if unit in stakes]
             lines.append(_("Stake per point: {stakes}.", stakes=_stakes(_, counted)))
@@ -90,7 +93,7 @@ def money_text(_: Gettext, v: MoneyView) -> str:
     lines += [f"{escape(a)} → {escape(b)} {fmt_money(amount)}" for a, b, amount in v.transfers]
     if v.games:
         counted = " · ".join(
-            _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt(stake))
+            _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt_stake(stake))
             for unit, stake in v.games
         )
         lines.append(_("Counted: {games}.", games=counted))
@@ -114,7 +117,7 @@ def stake_text(_: Gettext, v: StakeSet) -> str:
             lines = [
                 _(
                     "Stake: {stake} per point, for every game without a stake of its own.",
-                    stake=fmt(v.stake),
+                    stake=fmt_stake(v.stake),
                 )
             ]
         elif v.own:
@@ -126,7 +129,7 @@ def stake_text(_: Gettext, v: StakeSet) -> str:
         return "\n".join(lines)
     game = game_name(_, v.unit)
     if v.stake:
-        return _("Stake for {game}: {stake} per point.", game=game, stake=fmt(v.stake))
+        return _("Stake for {game}: {stake} per point.", game=game, stake=fmt_stake(v.stake))
     if v.stake == 0:
         return _(
             "Stake for {game}: 0, it plays for nothing (/settle money leaves it out).", game=game
@@ -135,7 +138,7 @@ def stake_text(_: Gettext, v: StakeSet) -> str:
         return _(
             "Stake for {game}: the chat's, {stake} per point (none of its own now).",
             game=game,
-            stake=fmt(v.chat_stake),
+            stake=fmt_stake(v.chat_stake),
         )
     return _("Stake for {game}: none now (/settle money leaves it out).", game=game)
 

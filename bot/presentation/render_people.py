@@ -8,7 +8,7 @@ from html import escape
 
 from bot.commands import labels
 from bot.commands.callback_data import cancel_data, claim_data, fits, name_data, new_data
-from bot.i18n import Gettext
+from bot.i18n import N_, Gettext
 from bot.presentation.out import Button, Out
 from scoring.games import Game
 from service import replies as r
@@ -52,10 +52,19 @@ def table_view(_: Gettext, v: r.TableView) -> Out:
     return Out("\n".join(lines), tuple((button,) for button in claim_buttons(_, v)))
 
 
+MARATHON_SUB = N_(
+    "In the marathon {name} plays on with the seat's points; at the end its score is shared "
+    "between {old}, {name} and anyone else who sat in it, by the hands each played."
+)
+
+
 def head(_: Gettext, v: r.TableView) -> str | None:
     """The first line of /sub's and /leave's replies (None: another event)."""
     if v.event == "sub" and v.replaced:
-        return _("{name} takes {old}'s seat.", name=escape(v.who), old=escape(v.replaced))
+        line = _("{name} takes {old}'s seat.", name=escape(v.who), old=escape(v.replaced))
+        if v.carries:
+            line += "\n" + _(MARATHON_SUB, name=escape(v.who), old=escape(v.replaced))
+        return line
     if v.event == "sub":
         return _("{name} takes the free seat.", name=escape(v.who))
     if v.event == "left":

@@ -7,8 +7,8 @@ from html import escape
 
 from bot.commands.callback_data import cancel_data, reset_data
 from bot.commands.timezones import local, zone_label
-from bot.i18n import Gettext
-from bot.presentation.numbers import fmt
+from bot.i18n import N_, Gettext
+from bot.presentation.numbers import fmt, shown_apart
 from bot.presentation.out import Button, Out
 from bot.presentation.render_free import table_title, unit_title
 from bot.presentation.render_hands import payment_line, progress_line, quote
@@ -31,9 +31,16 @@ def standings(_: Gettext, v: r.StandingsView) -> Out:
             f"{i}. {escape(name)} {fmt(amount, signed=True)}"
             for i, (name, amount) in enumerate(rows, 1)
         ]
+    if any(shown_apart(amount for _n, amount in rows) for _u, rows in v.sections):
+        lines.append(_(NOT_ADDING_UP))
     if v.progress is not None:
         lines.append(progress_line(_, v.progress))
     return Out("\n".join(lines))
+
+
+NOT_ADDING_UP = N_(
+    "(Shown to two decimals, so a game's lines may not add up exactly; the exact values are kept.)"
+)
 
 
 def history(_: Gettext, v: r.HistoryView) -> Out:

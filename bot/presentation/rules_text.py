@@ -9,7 +9,7 @@ from bot.commands import labels
 from bot.commands.parsing import synonyms
 from bot.commands.timezones import zone_label
 from bot.i18n import N_, Gettext
-from bot.presentation.numbers import fmt
+from bot.presentation.numbers import fmt_stake
 from bot.presentation.out import Out
 from bot.presentation.render_money import game_name
 from service.replies import HelpView, RulesView, SettingChanged
@@ -146,12 +146,13 @@ TABLE_RULES = (
         "a button, or /new … confirm."
     ),
     N_(
-        "Marathon totals, three players: they belong to people and follow a player to another "
-        "seat; who sits down during a marathon starts at 0, who stands up leaves it with his "
-        "points. Four players: they belong to the team (a side is the two partners' sum); who "
-        "takes the seat of someone who left plays on with that seat's totals, so the team keeps "
-        "its progress. The team's final score is shared among everyone who played for it, by "
-        "the hands each played for it (partners who played every hand: half each)."
+        "Marathon totals follow a player who stays to another seat; who takes the seat of "
+        "someone who left (/sub, or /join after /leave) plays on with that seat's totals, so a "
+        "loser cannot walk away from them. Three players: the seat keeps its progress, and its "
+        "final score is shared among everyone who sat in it, by the hands each played there. "
+        "Four players: the team keeps its progress (a side is the two partners' sum), and its "
+        "final score is shared among everyone who played for it, by the hands each played for "
+        "it (partners who played every hand: half each)."
     ),
     N_(
         "Undo: /undo reverts the table's last record; /undo 7, or /undo as a reply to a hand's "
@@ -257,6 +258,35 @@ SETTLE_RULES = (
 )
 
 
+EXACT_RULES = (
+    N_(
+        "Names: two players never share a name. A member whose Telegram name is another "
+        "player's here gets it with a number (David (2)); where two players of one name meet "
+        "anyway (from before), the older shows as David and the other as David (2). Balances, "
+        "settle-up and every view go by player, never by name."
+    ),
+    N_(
+        "Numbers: points and money show at most two decimals, rounded half away from zero "
+        "(85.390625 → 85.39, 0.125 → 0.13); the exact values are kept, added up and settled, "
+        "and /export writes them exactly. Where a list shown rounded does not add up, a short "
+        "note says so. Stakes show as set (up to four decimals)."
+    ),
+    N_(
+        "The night's card counts money as /settle money does: each game's points (510K squared "
+        "hand by hand) times its own stake, else the chat's, added up per player and rounded to "
+        "the cent so that it adds up, with the same notes; its caption lists who pays whom as "
+        "text to copy. Without any stake, who pays whom is in points, per game. The card's file "
+        "is named by its last hand's day in the chat's time zone."
+    ),
+    N_(
+        "A hand, wherever hands are counted (/summary, /chart, /export, /seasons): each hand or "
+        "round recorded and not undone, every hand of a marathon and a drawn hand included; "
+        "kongs, transfers and undone hands are not hands. /export's table column numbers the "
+        "season's tables 1, 2, … in the order they first recorded."
+    ),
+)
+
+
 def rules_text(_: Gettext, v: RulesView) -> str:
     on, off = _("on"), _("off")
     lines = [
@@ -270,11 +300,12 @@ def rules_text(_: Gettext, v: RulesView) -> str:
             *RECORD_RULES,
             *BEYOND_RULES,
             *SETTLE_RULES,
+            *EXACT_RULES,
         )
     ]
-    stake = fmt(v.stake) if v.stake else off
+    stake = fmt_stake(v.stake) if v.stake else off
     if v.stakes:
-        own = " · ".join(f"{game_name(_, unit)} {fmt(amount)}" for unit, amount in v.stakes)
+        own = " · ".join(f"{game_name(_, unit)} {fmt_stake(amount)}" for unit, amount in v.stakes)
         stake = _("{stake}; a game's own: {games}", stake=stake, games=own)
     lines.append(
         _(

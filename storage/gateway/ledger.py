@@ -407,6 +407,9 @@ _LIVE_COUNTS = (  # a record's transfers share a unit; a record without any: its
     .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED), _LIVE)
     .group_by(transfer.c.unit, event.c.game)
 )
+_LIVE_HANDS = select(func.count(event.c.id)).where(
+    event.c.season_id == bindparam("season_id"), event.c.kind == EventKind.HAND.value, _LIVE
+)
 _EXPORT_SIZE = (
     select(
         func.count(transfer.c.id),
@@ -419,7 +422,7 @@ _EXPORT_SIZE = (
 )
 
 PaymentLine = tuple[int, str, str | None, int | None, int | None, Fraction | int | None]
-ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str]
+ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
 
 
 def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine]:
@@ -438,6 +441,13 @@ def live_counts(db: Connection, season_id: int) -> dict[str, int]:
         key = unit or Game(game).unit.value
         counts[key] = counts.get(key, 0) + int(n)
     return counts
+
+
+def live_hands(db: Connection, season_id: int) -> int:
+    """The season's hands, as /summary, /chart and /export count them: each hand or round
+    recorded and not undone (a marathon's every hand, a drawn hand); kongs, transfers and
+    undone hands are not hands."""
+    return int(db.execute(_LIVE_HANDS, {"season_id": season_id}).scalar_one())
 
 
 def export_size(db: Connection, season_id: int) -> tuple[int, int, range]:
@@ -466,6 +476,7 @@ def _export_statement(pg: bool) -> Any:
             event.c.recorded_by_name,
             case((event.c.undone_by.is_(None), 0), else_=1),
             event.c.tiles,
+            event.c.table_id,
         )
         .select_from(
             event.join(transfer, transfer.c.event_id == event.c.id)
@@ -492,8 +503,9 @@ def stream_export(
 ) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
-    undone 1 or 0, the hand's tiles) of every payment of the chat's season's hands and
-    transfers in `seqs`, undone ones too, in recorded order; the database does the per-row work."""
+    undone 1 or 0, the hand's tiles, its table's id) of every payment of the chat's season's
+    hands and transfers in `seqs`, undone ones too, in recorded order; the database does the
+    per-row work."""
     params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start}
     params["last"] = seqs.stop - 1
     streaming = {"yield_per": EXPORT_BATCH}

@@ -133,9 +133,10 @@ def drawn_as_oracle(engine: Engine, chat_id: int) -> None:
     drawn = chart(engine, chat_id)
     assert drawn.keys() == expected.keys()
     with reading(engine) as db:
+        from service.names import told_apart
         from storage.gateway import players
 
-        names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+        names = told_apart((p.id, p.name) for p in players.players_of_chat(db, chat_id))
     for unit, series in drawn.items():
         points = expected[unit]
         assert series.at[-1] == len(points) - 1 and list(series.at) == sorted(set(series.at))

@@ -36,7 +36,7 @@ async def test_history_and_export_in_the_chats_time_zone(bot: Harness) -> None:
     (file,) = [e for e in await bot.say(BOB, "/export") if e.media_kind == "document"]
     assert file.content is not None and "times in Asia/Shanghai" in file.plain_text
     header, first, *_ = file.content.decode("utf-8-sig").splitlines()
-    assert header.startswith("time (Asia/Shanghai),hand,")
+    assert header.startswith("time (Asia/Shanghai),table,hand,")
     at = datetime.strptime(first.split(",")[0], "%Y-%m-%d %H:%M:%S")
     assert at.strftime("%m-%d %H:%M") == hand_time(local).strftime("%m-%d %H:%M")
     await bot.say(ANN, "/set 时区 UTC")

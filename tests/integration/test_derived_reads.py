@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 from scoring.games import EventKind, Game
 from scoring.hand_stats import hand_stats
 from service import rating, tally
+from service.names import told_apart
 from service.replies import RatingView, ResetAsk
 from service.requests import Reset
 from storage.gateway import chats, ledger, players
@@ -191,9 +192,13 @@ def rating_oracle(db: Connection, chat_id: int) -> dict[str, dict[int, float]]:
 def compare_rating(db: Connection, chat_id: int) -> None:
     view = rating.rating_view(db, chat_id)
     assert isinstance(view, RatingView)
-    names = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+    known = {p.id: p.name for p in players.players_of_chat(db, chat_id)}
+
+    def named(found: dict[int, float]) -> dict[int, str]:  # two of one name rated: apart
+        return told_apart((pid, known[pid]) for pid in found)
+
     expected = {
-        unit: sorted((names[pid], round(o, 9)) for pid, o in found.items())
+        unit: sorted((named(found)[pid], round(o, 9)) for pid, o in found.items())
         for unit, found in rating_oracle(db, chat_id).items()
         if found
     }

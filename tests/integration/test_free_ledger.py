@@ -112,7 +112,7 @@ def test_chart_and_export_show_free_games_and_transfers_in_their_units(engine: E
     assert isinstance(export, ExportData)
     rows = list(export.rows)
     assert {
-        (unit, reason) for _at, _hand, _game, unit, _pa, _pe, _a, reason, _by, _u, _t in rows
+        (unit, reason) for _at, _hand, _game, unit, _pa, _pe, _a, reason, _by, _u, _t, _tb in rows
     } == {
         ("mahjong", "win"),
         ("mahjong", "pay"),

@@ -163,7 +163,20 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     data = ask(engine, chat_id, insight.export_rows, Export())
     assert data.filename == "jifen-season-1.csv"
     live: dict[tuple[str, str], Fraction] = {}
-    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles in data.rows:
+    for (
+        _at,
+        _hand,
+        _game,
+        unit,
+        payer,
+        payee,
+        amount,
+        _reason,
+        _by,
+        undone,
+        _tiles,
+        _t,
+    ) in data.rows:
         if undone:
             continue
         for name, sign in ((payer, -1), (payee, 1)):
@@ -175,7 +188,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     assert live == live_totals(data.rows)
     undone = [row for row in data.rows if row[9]]
     assert {hand_no for _at, hand_no, *_ in undone} == {5}
-    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone, _t in undone} == {
+    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone, _tiles, _t in undone} == {
         ("Chen", "3")
     }
 
@@ -204,10 +217,11 @@ def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
 
 
 # /export's file as written before the rows streamed straight from the driver: the rows of the
-# season's hands and transfers, names from the chat's players, each row's cells made one by one.
+# season's hands and transfers, names from the chat's players, each row's cells made one by one
+# (and the table column of issue 37).
 OLD_EXPORT = (
     "SELECT e.created_at, e.hand_no, e.game, t.unit, e.recorded_by_name, e.undone_by,"
-    " t.payer_id, t.payee_id, t.amount, t.reason, e.tiles FROM event e"
+    " t.payer_id, t.payee_id, t.amount, t.reason, e.tiles, e.table_id FROM event e"
     " JOIN transfer t ON t.event_id = e.id"
     " WHERE e.season_id = :s AND e.kind IN ('hand', 'pay') ORDER BY e.seq, t.id"
 )
@@ -222,10 +236,12 @@ def old_export_csv(engine: Engine, chat_id: int, lang: str) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf)
     guard = export_csv._cell
-    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, tiles in rows:
+    tables: dict[int, int] = {}  # the tables numbered in the order of their first rows
+    for at, hand_no, game, unit, by, undone_by, payer, payee, amount, reason, tiles, t in rows:
         writer.writerow(
             (
                 local(utc(at), zone).strftime("%Y-%m-%d %H:%M:%S"),
+                tables.setdefault(t, len(tables) + 1),
                 "" if hand_no is None else hand_no,
                 guard(unit if game == "free" else game),
                 guard(export_csv.TABLE if payer is None else names.get(payer, "?")),
@@ -254,22 +270,22 @@ def test_the_streamed_file_is_the_file_as_it_was(engine: Engine, chat_id: int) -
     data = ask(engine, chat_id, insight.export_rows, Export())
     assert data.tz == "Asia/Shanghai" and data.count == len(list(data.rows)) > 30
     rows = list(csv.reader(io.StringIO(export_csv.export_csv(data, "en").decode("utf-8-sig"))))
-    assert {r[2] for r in rows[1:]} == {"mahjong", "510k", "510k3", "free:斗地主"}
-    assert {r[8] for r in rows[1:]} == {"yes", "no"}
-    assert 'Bo"B"' in {r[3] for r in rows} and 'Zoë, "the boss"' in {r[7] for r in rows}
-    assert {"'=SUM(A1)", "'@admin"} <= {r[7] for r in rows}
+    assert {r[3] for r in rows[1:]} == {"mahjong", "510k", "510k3", "free:斗地主"}
+    assert {r[9] for r in rows[1:]} == {"yes", "no"}
+    assert 'Bo"B"' in {r[4] for r in rows} and 'Zoë, "the boss"' in {r[8] for r in rows}
+    assert {"'=SUM(A1)", "'@admin"} <= {r[8] for r in rows}
     assert export_csv.export_csv(data, "en") == old_export_csv(engine, chat_id, "en")
     zh = list(csv.reader(io.StringIO(export_csv.export_csv(data, "zh").decode("utf-8-sig"))))
     assert len(zh) == len(rows)
     # Chinese: the file's words translated, names and amounts as they are
-    assert {r[2] for r in zh[1:]} == {"麻将", "510K", "510K 三人", "斗地主"}
-    assert {r[8] for r in zh[1:]} == {"是", "否"}
-    assert {r[6] for r in zh[1:]} <= {"胡牌", "杠", "封胡", "转账", "得分"}
-    assert "（桌面）" in {r[3] for r in zh} | {r[4] for r in zh}
+    assert {r[3] for r in zh[1:]} == {"麻将", "510K", "510K 三人", "斗地主"}
+    assert {r[9] for r in zh[1:]} == {"是", "否"}
+    assert {r[7] for r in zh[1:]} <= {"胡牌", "杠", "封胡", "转账", "得分"}
+    assert "（桌面）" in {r[4] for r in zh} | {r[5] for r in zh}
     words = {"mahjong", "win", "kong", "sealed", "pay", "score", "(table)", "yes", "no"}
     assert not words & {cell for r in zh[1:] for cell in r}
-    assert [r[5] for r in zh[1:]] == [r[5] for r in rows[1:]]  # the amounts
-    assert [r[7] for r in zh[1:]] == [r[7] for r in rows[1:]]  # the names
+    assert [r[6] for r in zh[1:]] == [r[6] for r in rows[1:]]  # the amounts
+    assert [r[8] for r in zh[1:]] == [r[8] for r in rows[1:]]  # the names
 
 
 def test_archived_season_keeps_its_insight(engine: Engine, chat_id: int) -> None:
@@ -423,12 +439,13 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         "@bob",
         0,
         "",
+        41,  # the table's id: the file's table 1
     )
     data = ExportData(season=2, archived=True, rows=(row,), count=1, hands=1)
     text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
-        == "2025-01-02 03:04:05,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no,"
+        == "2025-01-02 03:04:05,1,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no,"
     )
 
 

@@ -220,7 +220,8 @@ def pars(engine: Engine, chat_id: int) -> dict[int, Fraction]:
         return {pid: Fraction(par) for pid, par in rows if Fraction(par)}
 
 
-def test_a_three_player_marathon_stays_per_person(engine: Engine) -> None:
+def test_a_three_player_marathon_seat_keeps_its_progress(engine: Engine) -> None:
+    """Issue 37: who takes a seat in a marathon of three plays on with its totals."""
     c = chat(engine)
     c.say("Ann", "/new 510k3 marathon")
     c.say("Ann", "/seats Ann Bob Cat")
@@ -228,8 +229,8 @@ def test_a_three_player_marathon_stays_per_person(engine: Engine) -> None:
     c.say("Ann", "/sub Cat Dan")
     after = c.say("Ann", "/r Ann=40 Bob=30 Dan=30 out Ann Bob")
     assert isinstance(after, Recorded) and after.progress is not None
-    assert after.progress.newcomers == ("Dan",) and after.progress.took_over == ()
-    assert dict(after.progress.sides)["Dan"] == 30 - 20
+    assert after.progress.newcomers == () and after.progress.took_over == (("Dan", "Cat"),)
+    assert dict(after.progress.sides)["Dan"] == 2 * (30 - 20)  # Cat's hand and his own
 
 
 # --- 5. a typo does not create a player silently -----------------------------------------

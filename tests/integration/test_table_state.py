@@ -58,7 +58,7 @@ def test_a_seat_change_keeps_the_people_of_an_unpaid_kong(tmp_path: Path) -> Non
     }
 
 
-def test_marathon_totals_follow_people_and_a_newcomer_starts_at_0(tmp_path: Path) -> None:
+def test_marathon_totals_follow_people_and_a_newcomer_takes_the_seats(tmp_path: Path) -> None:
     out = console(
         tmp_path / "j.sqlite3",
         "\n".join(
@@ -78,7 +78,8 @@ def test_marathon_totals_follow_people_and_a_newcomer_starts_at_0(tmp_path: Path
     lines = [line for line in out.splitlines() if line.startswith("🏃")]
     assert lines[2].startswith("🏃 Marathon after 3 hand(s): B 40/500") and "A 120/500" in lines[2]
     assert "C 0/500" in lines[2]
-    assert "D 40/500" in lines[3] and "(D joined the marathon at 0.)" in lines[3]
+    assert "D 40/500" in lines[3]  # C's seat had 0 (issue 37: the seat keeps its progress)
+    assert "(D plays on in C's seat: the seat keeps its points.)" in lines[3]
     assert "A 120/500" in lines[3] and "B 20/500" in lines[3]
 
 

@@ -200,7 +200,8 @@ def test_a_member_named_like_a_guest_does_not_become_the_guest(bot: BotUnderTest
     bot.say(ann, "/join 小李", chat)  # the guest sits down again
     impostor = User(mallory.id, "小\u200b李", username=mallory.username, language_code="en")
     reply = bot.say(impostor, "/join", chat).texts[0]
-    assert "looks the same" in reply  # not the guest, and not beside it either
+    # not the guest, and not beside it under its name: a name taken is numbered (issue 37)
+    assert "小李 (2)" in reply and "I am 小李" not in reply
     standings = "\n".join(bot.say(ann, "/standings", chat).texts)
     assert "小李 +9" in standings and "Mallory" not in standings
     bot.say(impostor, "/link 小李 @" + str(mallory.username), chat)  # not an admin: refused

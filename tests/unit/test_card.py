@@ -51,6 +51,7 @@ def a_card(
         plan=(("money", plan),) if stake else (("mahjong", plan),),
         stake=stake,
         streak=((names[1], 5),) if season else (),
+        games=tuple((u, stake) for u in units) if stake else (),
     )
 
 
@@ -99,3 +100,12 @@ def test_the_png_decodes(tmp_path: object) -> None:
     png = drawing.render_card(a_card(), "zh")
     pixels = image.imread(io.BytesIO(png), format="png")
     assert pixels.shape[1] == 1080 and pixels.shape[0] > 1080
+
+
+def test_the_nights_file_is_dated_in_the_chats_time_zone() -> None:
+    """A night that ends at 01:30 in Shanghai (17:30 UTC the day before) is that day's."""
+    card = a_card()
+    end = datetime(2026, 12, 5, 17, 30, tzinfo=UTC)
+    shanghai = Card(**{**card.__dict__, "end": end, "tz": "Asia/Shanghai"})
+    assert shanghai.filename == "jifen-2026-12-06.png"
+    assert Card(**{**card.__dict__, "end": end, "tz": "UTC"}).filename == "jifen-2026-12-05.png"

@@ -30,6 +30,7 @@ def ledger(rows: int) -> ExportData:
             "老王",
             int(n % 11 == 0),
             "[777p] 123m 456m 789s 55s" if n % 4 == 0 else "",
+            n % 3 + 1,
         )
         for n in range(rows)
     )
@@ -100,6 +101,7 @@ def streamed(rows: int) -> ExportData:
             f"by{n}",
             n % 2,
             f"{n % 9 + 1}11m 222m 333m 444m 55m",
+            n % 2 + 1,
         )
         for n in range(rows)
     )

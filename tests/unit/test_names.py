@@ -38,3 +38,21 @@ def test_look_alikes() -> None:
 def test_a_member_name_is_never_empty() -> None:
     assert member_name("\u2066\u2069", "ann", 7) == "@ann"
     assert member_name("", None, 123456) == "#3456"
+
+
+def test_two_players_of_one_name_are_told_apart() -> None:
+    """Issue 37: the older keeps the name; a name some other player has is skipped."""
+    from service.names import told_apart, unused
+
+    assert told_apart([(7, "David"), (3, "David"), (5, "Bob")]) == {
+        3: "David",
+        7: "David (2)",
+        5: "Bob",
+    }
+    assert told_apart([(1, "Ann"), (2, "ann"), (3, "Ann (2)")]) == {
+        1: "Ann",
+        2: "ann (3)",
+        3: "Ann (2)",
+    }
+    assert unused("Bob", ["bob", "Bob (2)", "Carol"]) == "Bob (3)"
+    assert unused("Bob", ["Carol"]) == "Bob"

@@ -118,7 +118,14 @@ def test_money_in_whole_cents_still_adds_up_and_is_off_by_less_than_a_cent(
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(F(12), "12"), (F(37, 10), "3.70"), (F(1, 3), "0.33"), (F(2, 3), "0.67"), (F(1, 8), "0.12")],
+    [
+        (F(12), "12"),
+        (F(37, 10), "3.70"),
+        (F(1, 3), "0.33"),
+        (F(2, 3), "0.67"),
+        (F(1, 8), "0.13"),
+        (F(-1, 8), "-0.13"),
+    ],
 )
 def test_money_shows_two_decimals_where_needed(value: Fraction, shown: str) -> None:
     assert fmt_money(value) == shown
