@@ -33,6 +33,7 @@ class Recorded:
     totals: tuple[tuple[str, Fraction | int], ...] = ()  # free scoring: the balances after it
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
+    replaced: int | None = None  # [Replace #N]: the hand number it replaced (undone with it)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ class RepeatAsk:
 
     view: HandView  # the last record
     seconds: int  # how long ago it was recorded
+    near: int | None = None  # a near repeat (same winners and way, or finishing order, but
+    # other content): the id of its kept content, for [Replace #N] / [Record both]
+    text: str = ""  # near: the command as typed now
+    added: tuple[str, ...] = ()  # near: words typed now and not in the record
+    dropped: tuple[str, ...] = ()  # near: words of the record not typed now
 
 
 @dataclass(frozen=True)

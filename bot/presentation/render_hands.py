@@ -242,6 +242,8 @@ def recorded(_: Gettext, reply: r.Recorded) -> Out:
         lines.append(_(NOT_CONCEALED, name=escape(name)))
     if reply.repeated:
         lines.append(_("(This was recorded already; nothing changed.)"))
+    if reply.replaced is not None:
+        lines.append(_("It replaces #{n}, undone with it.", n=reply.replaced))
     if reply.archived_season is not None:
         lines.append(
             _(

@@ -176,6 +176,16 @@ RECORD_RULES = (
         "another table."
     ),
     N_(
+        "Near repeats: within the same two minutes, a hand with the same winner(s), way and "
+        "payer as the table's last record but other flags, pattern or tiles, or a 510K report "
+        "of the same finishing order with other points, is not recorded either: the bot shows "
+        "both as typed and the words that differ, and asks. Replace #N undoes #N and records "
+        "the new one in one step (its dealer and kongs come back first), only while nothing "
+        "was recorded after #N; Record both records the new one as well; No drops it. The "
+        "first answer counts, whoever gives it; any later press records nothing. A draw, a "
+        "kong, a free round or a transfer is never a near repeat."
+    ),
+    N_(
         "Undo by number: /undo 7 takes the number /history shows (numbers count per table); "
         "where several tables of the season have a live #7, the bot asks which. Another "
         "table's record needs an admin. /undo confirm only answers the question after another "
