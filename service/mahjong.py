@@ -268,15 +268,18 @@ def _stand_of(kong: Kong, stands: Sequence[tuple[Kong, StandIns]]) -> StandIns |
 def _kong_from(data: dict[str, Any], table: TableRow) -> tuple[Kong, StandIns]:
     """A recorded kong at today's seats, and its stand-ins. A player a pending kong names who
     left by /sub is stood in for at their seat by who took it: the kong is still theirs, paid
-    by and to them when the hand ends. (/seats keeps everyone a pending kong names.)"""
+    by and to them when the hand ends, even where who took it had sat elsewhere when the kong
+    was made. (/seats keeps everyone a pending kong names.)"""
     stand: StandIns = {}
     then = data.get("seats") or []
+    named = {data["konger"], data["source"]}  # whoever sits at a leaver's seat now stands in
+    # for them, unless the kong names that one too (a leaver's kong is the leaver's: issue 37)
 
     def seat(pid: int) -> int:
         if pid in table.seats:
             return table.seats.index(pid)
         at = then.index(pid) if pid in then else len(table.seats)
-        if at < len(table.seats) and table.seats[at] not in then:
+        if at < len(table.seats) and table.seats[at] not in named:
             stand[at] = pid
             return at
         raise ServiceError(
