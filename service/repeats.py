@@ -108,6 +108,8 @@ def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandVie
     seconds = max(0, int(ago.total_seconds()))
     if exact:
         raise Repeat(RepeatAsk(view=view(event), seconds=seconds))
+    if event.data.get("seats") != list(table.seats):  # someone sat down since: another hand
+        return
     text = tx.ctx.text
     kept = nearbook.add_near(tx.db, tx.chat.id, event.id, same, text)
     added, dropped = differences(event.text, text)

@@ -4,8 +4,10 @@ the message's keyboard (anything else was forged), then routed by its action to 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from html import escape
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
@@ -57,10 +59,22 @@ def on_keyboard(message: Message, data: str | None) -> bool:
 async def cancel(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
 ) -> None:
-    """Cancel: the buttons go."""
+    """Cancel: the buttons go; under a repeat's question ([No]) the question says what was
+    not recorded, for everyone who reads it later."""
     query = update.callback_query
     assert query is not None
     await answer(query)
+    message = query.message
+    if arg == "r" and isinstance(message, Message) and message.text:
+        said = renderer.alert(N_("❌ No: the command above was not recorded; nothing changed."))
+        try:
+            await query.edit_message_text(
+                message.text_html + "\n" + escape(said), parse_mode=ParseMode.HTML
+            )
+        except BadRequest as err:  # pressed twice: the text says it already
+            if "not modified" not in str(err).lower():
+                raise
+        return
     await drop_buttons(query)
 
 

@@ -144,8 +144,10 @@ def card_data() -> str:
     return f"{VERSION}:card"
 
 
-def cancel_data() -> str:
-    return f"{VERSION}:cancel"
+def cancel_data(what: str = "") -> str:
+    """[No] / [Cancel]: the buttons go; `what` = "r": a repeat's question, which then says
+    that nothing was recorded."""
+    return f"{VERSION}:cancel:{what}" if what else f"{VERSION}:cancel"
 
 
 def _id(text: str) -> bool:
@@ -181,7 +183,9 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if valid else None
     if action == "nm":
         return Press(action, arg) if name_request(arg) is not None else None
-    if action in ("cancel", "card"):
+    if action == "cancel":
+        return Press(action, arg) if arg in ("", "r") else None
+    if action == "card":
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state

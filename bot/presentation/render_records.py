@@ -53,7 +53,7 @@ def repeat_ask(_: Gettext, v: r.RepeatAsk) -> Out:
         text=typed,
     )
     again = Button(_("Record again"), again_data(v.view.event_id))
-    return Out(text, ((again, Button(_("No"), cancel_data())),))
+    return Out(text, ((again, Button(_("No"), cancel_data("r"))),))
 
 
 def near_ask(_: Gettext, v: r.RepeatAsk, near: int) -> Out:
@@ -85,7 +85,7 @@ def near_ask(_: Gettext, v: r.RepeatAsk, near: int) -> Out:
     n = v.view.hand_no
     replace = Button(_("Replace #{n}", n=n), near_data(near, replace=True))
     both = Button(_("Record both"), near_data(near, replace=False))
-    return Out("\n".join(lines), ((replace, both), (Button(_("No"), cancel_data()),)))
+    return Out("\n".join(lines), ((replace, both), (Button(_("No"), cancel_data("r")),)))
 
 
 def undo_pick(_: Gettext, v: r.UndoPick) -> Out:

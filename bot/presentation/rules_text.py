@@ -127,10 +127,15 @@ TABLE_RULES = (
         "People: /sub A B puts B in A's seat; /leave frees the sender's seat and nothing is "
         "recorded until /join or /sub 2 <name> fills it (a free table just plays on with one "
         "player fewer). /iam 小李: a member is the guest 小李 from then on (a guest nobody is "
-        "linked to; admins change links with /link, /unlink); /seats offers the same as a "
-        "button per guest. A name one letter from a known player's (Daev for Dave; among "
-        "players not seated by the same command) asks which was meant before anyone is "
-        "seated; every new guest is announced as new."
+        "linked to; admins change links with /link, /unlink); /seats and /sub offer the same "
+        "as a button per unclaimed guest they seat. A likely typo of a known player's name "
+        "asks which was meant before anyone is seated: Latin names one letter apart (Daev for "
+        "Dave), the same name with other spacing (ZoeQ for Zoe Q), a Chinese name read the "
+        "same in pinyin, tones aside (小舟 for 小周); among players not seated by the same "
+        "command. Chinese names one character apart that sound different (小红, 小周) are two "
+        "people: no question. Every new guest is announced as new. /join at a full table "
+        "shows /sub <player> <name>. A 510K order out that does not end the hand names who "
+        "may have gone out next."
     ),
     N_(
         "/rename A B (admins, or A themself): the same player under a new name, also over the "
@@ -176,8 +181,9 @@ RECORD_RULES = (
         "another table."
     ),
     N_(
-        "Near repeats: within the same two minutes, a hand with the same winner(s), way and "
-        "payer as the table's last record but other flags, pattern or tiles, or a 510K report "
+        "Near repeats: within the same two minutes and at the same seating, a hand with the "
+        "same winner(s), way and payer as the table's last record but other flags, pattern or "
+        "tiles, or a 510K report "
         "of the same finishing order with other points, is not recorded either: the bot shows "
         "both as typed and the words that differ, and asks. Replace #N undoes #N and records "
         "the new one in one step (its dealer and kongs come back first), only while nothing "

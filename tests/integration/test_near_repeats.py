@@ -5,10 +5,21 @@ finishing order with other points, asks first and shows the difference — [Repl
 
 from __future__ import annotations
 
+from tests.emulator.api import User
 from tests.integration.test_bot import ANN, BOB, CAT, DAN, Harness, bot, plain
 from tests.integration.test_people_bot import button
 
-__all__ = ["bot"]  # the fixture
+__all__ = ["bot", "typed"]  # the fixture; a helper for tests that mean every hand they type
+
+
+async def typed(bot: Harness, user: User, text: str, answer: str = "Record both") -> str:
+    """`text` recorded as meant: a near repeat's question is answered (`answer`), and the
+    reply to the answer returned (else the reply itself)."""
+    said = await bot.say(user, text)
+    if "Nothing is recorded yet" not in plain(said):
+        return plain(said)
+    message, data = button(said, answer)
+    return plain(await bot.press(user, message, data))
 
 
 async def standings(bot: Harness) -> str:
