@@ -34,6 +34,9 @@ class Recorded:
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
     replaced: int | None = None  # [Replace #N]: the hand number it replaced (undone with it)
+    qqr_self_drawn: tuple[str, ...] = ()  # winners whose 全求人 was self-drawn: no ×2
+    chain_unrecorded: tuple[tuple[str, int], ...] = ()  # a 杠上炮/抢杠 chain's kongs never
+    # recorded with /gang: (whose, how many), their kong points not paid
 
 
 @dataclass(frozen=True)

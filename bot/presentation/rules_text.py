@@ -87,6 +87,13 @@ INTERPRETATIONS = (
         "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
         "地胡 and 人胡 are always 门清."
     ),
+    N_(
+        "Notes the reply adds: a self-drawn 全求人 (qqr with zimo, gangkai…) is scored as 碰碰胡 "
+        "自摸 without 全求人's ×2, and the reply says so; a 杠上炮 or 抢杠 chain of n whose kongs "
+        "were not recorded with /gang is scored as written, and the reply says how many kongs "
+        "(a 抢杠's robbed kong aside) are then unpaid; 天胡 by anyone but the dealer is refused "
+        "naming the dealer (a non-dealer's win on the first draw is 地胡)."
+    ),
     *TILES_INTERPRETATIONS,
 )
 

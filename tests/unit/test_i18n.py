@@ -147,10 +147,16 @@ def test_rendering_in_zh(reply: r.Reply) -> None:
 def test_an_error_in_zh_translates_the_message_its_problem_and_its_usage() -> None:
     out = Renderer("zh").error(
         N_("This hand cannot be scored: {problem}"),
-        {"problem": N_("天胡 is the dealer's win")},
+        {
+            "problem": N_(
+                "天胡 is the dealer's win, and {dealer} deals (a non-dealer's win on the first"
+                " draw is 地胡 dihu)"
+            ),
+            "dealer": "老王",
+        },
         N_("/hu <winner> <how> [pattern] [flags]"),
     )
-    assert "这一局没法计分：天胡只能是庄家胡" in out.text
+    assert "这一局没法计分：天胡只能是庄家胡，现在的庄家是 老王" in out.text
     assert "/hu &lt;赢家&gt; &lt;胡法&gt; [牌型] [加番]" in out.text
 
 
