@@ -19,7 +19,10 @@ MAHJONG_ERRORS: Final[dict[str, str]] = {
     "discarder_missing": N_("a win on another player's tile needs the discarder / robbed player"),
     "discarder_self_draw": N_("a self-drawn win has no discarder"),
     "renhu_discarder": N_("人胡 is paid by the dealer: the discarder must be the dealer"),
-    "tianhu_not_dealer": N_("天胡 is the dealer's win"),
+    "tianhu_not_dealer": N_(
+        "天胡 is the dealer's win, and {dealer} deals (a non-dealer's win on the first draw is"
+        " 地胡 dihu)"
+    ),
     "dihu_dealer": N_("地胡 cannot be the dealer's win"),
     "renhu_dealer": N_("人胡 cannot be the dealer's win"),
     "chain_range": N_("a kong chain has 1 to 4 kongs"),

@@ -29,13 +29,14 @@ from service import (
 )
 from service.app import AppAccess
 from service.context import Ctx
-from service.errors import N_
+from service.errors import N_, ServiceError
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
 from service.replies import Info, Recorded, Reply
 from service.requests import (
     Again,
+    Answered,
     Claim,
     Gang,
     Hu,
@@ -101,7 +102,34 @@ def again(tx: Tx, req: Again) -> Reply:
     return WRITES[type(request)](tx, request)
 
 
+def answered(tx: Tx, req: Answered) -> Reply:
+    """[Replace #N] / [Record both] under a near repeat's question: its content recorded, as
+    typed then; Replace undoes #N first, in the same transaction (its dealer and kongs come
+    back, so the new hand is scored as #N was)."""
+    event, request, text = repeats.near_of(tx, req)
+    replaced = None
+    if req.replace and event.undone_by is None:
+        last = book.last_live_event(tx.db, event.table_id or 0, tx.season.id, book.RECORDS)
+        if last is None or last.id != event.id:
+            raise ServiceError(
+                N_(
+                    "Something was recorded after #{n}, so it cannot be replaced now: undo it"
+                    " with /undo {n}, then type the hand again."
+                ),
+                n=event.hand_no,
+            )
+        ledger.undo(tx, Undo(event_id=event.id))
+        replaced = event.hand_no
+    tx.again = True
+    tx.ctx = replace(tx.ctx, text=text)
+    reply = WRITES[type(request)](tx, request)
+    if replaced is not None and isinstance(reply, Recorded):
+        reply = replace(reply, replaced=replaced)
+    return reply
+
+
 WRITES[Again] = again
+WRITES[Answered] = answered
 
 
 @dataclass(frozen=True)
@@ -165,6 +193,8 @@ class Service:
 
     def _write(self, ctx: Ctx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         chat, thread, update = ctx.chat_id, ctx.thread_id, ctx.update_id
+        if isinstance(request, Again | Answered) and update is not None:
+            update = repeats.answer_key(request)  # one answer records, whoever gives it
         with self.uow.chat(chat, thread, update, make=self._tx(ctx)) as tx:
             return self._apply(tx, request, use_case)
 

@@ -27,7 +27,7 @@ from storage.models import PlayerRow, TableRow, TransferRow
 
 UNIT = Unit.K510
 TARGET = 500
-USAGE_R = "/r A=30 B=20 C=40 D=10/10 out A C"  # no words to translate
+USAGE_R = N_("/r A=30 B=20 C=40 D=10/10 out A C")  # zh: 出 for out
 
 
 def report(tx: Tx, req: Report) -> Recorded:
@@ -78,10 +78,38 @@ def _report(tx: Tx, table: TableRow, people: Sequence[PlayerRow], req: Report) -
             names=", ".join(missing),
         )
     order = tuple(who.seat_of(tx, table, ref, people) for ref in req.out)
+    _require_over(tx, people, order)
     return Report510k(
         table=tuple(points[s][0] for s in range(n)),
         order=order,
         held=tuple(points[s][1] for s in range(n)),
+    )
+
+
+def _require_over(tx: Tx, people: Sequence[PlayerRow], order: tuple[int, ...]) -> None:
+    """A finishing order that does not end the hand yet (`出 1 2`, two opponents) is refused
+    naming who may be missing: whoever's going out next would end it, as the next of the
+    order typed (its own words: 出 or out)."""
+    n = len(people)
+    if len(set(order)) != len(order) or not order:
+        return  # the scoring's own refusals
+    if n == 3:
+        nexts = [s for s in range(3) if s not in order] if len(order) == 1 else []
+    else:
+        team_out = any((s + 2) % 4 in order for s in order)
+        nexts = [] if team_out else [(s + 2) % 4 for s in order if (s + 2) % 4 not in order]
+    if not nexts:
+        return
+    names = [people[s].name for s in nexts]
+    raise ServiceError(
+        N_(
+            "The order out ({order}) does not end the hand: it ends when {problem}. Who went out"
+            " next is missing: {names}. Add them at the end of the order, e.g.:"
+        ),
+        usage=f"{tx.ctx.text.strip()} {names[0]}",
+        order=" → ".join(people[s].name for s in order),
+        problem=N_("both players of a team are out") if n == 4 else N_("two players are out"),
+        names=" / ".join(names),
     )
 
 

@@ -89,7 +89,35 @@ def hu(tx: Tx, req: Hu) -> Recorded:
     stands = [(k, stand) for k, stand in pending if stand]
     settling = (*kongs.settling(), *left)
     same = repeats.content(tx, table, people, req)
-    return _settle(tx, table, seated, wins, settling, tiles, stands, same)
+    done = _settle(tx, table, seated, wins, settling, tiles, stands, same)
+    return replace(done, **_notes(people, req.clauses, wins, recorded))
+
+
+def _notes(
+    people: Sequence[PlayerRow],
+    clauses: Sequence[HuClause],
+    wins: Sequence[Win],
+    recorded: Sequence[Kong],
+) -> dict[str, Any]:
+    """What the rules did that the hand as typed does not show (issue 37): a self-drawn 全求人
+    scored without its ×2; the kongs of a 杠上炮 / 抢杠 chain never recorded with /gang (the
+    robbed kong itself is not completed: it scores nothing anyway)."""
+    qqr = tuple(
+        people[w.winner].name
+        for c, w in zip(clauses, wins, strict=True)
+        if c.quanqiuren and w.how.self_drawn
+    )
+    unpaid = []
+    for w in wins:
+        if w.discarder is None or w.how not in (WinType.GANGPAO, WinType.QIANGGANG):
+            continue
+        made = w.chain - (1 if w.how is WinType.QIANGGANG else 0)  # completed kongs
+        had = sum(1 for k in recorded if k.konger == w.discarder)
+        if w.how is WinType.QIANGGANG and w.chain_kongs:
+            had = made  # the chain was read from the recorded kongs
+        if made > had:
+            unpaid.append((people[w.discarder].name, made - had))
+    return {"qqr_self_drawn": qqr, "chain_unrecorded": tuple(unpaid)}
 
 
 def liuju(tx: Tx, req: Liuju) -> Recorded:
@@ -118,7 +146,9 @@ def _settle(
         result = settle_hand(hand)
     except ScoringError as err:
         raise ServiceError(
-            N_("This hand cannot be scored: {problem}"), problem=ERROR_CODES.get(err.code, str(err))
+            N_("This hand cannot be scored: {problem}"),
+            problem=ERROR_CODES.get(err.code, str(err)),
+            dealer=people[table.dealer].name,  # 天胡 by another: who deals
         ) from err
     unsaid = [  # 门清 not written though it may have been: the win's line says "not 门清"
         i
@@ -268,15 +298,18 @@ def _stand_of(kong: Kong, stands: Sequence[tuple[Kong, StandIns]]) -> StandIns |
 def _kong_from(data: dict[str, Any], table: TableRow) -> tuple[Kong, StandIns]:
     """A recorded kong at today's seats, and its stand-ins. A player a pending kong names who
     left by /sub is stood in for at their seat by who took it: the kong is still theirs, paid
-    by and to them when the hand ends. (/seats keeps everyone a pending kong names.)"""
+    by and to them when the hand ends, even where who took it had sat elsewhere when the kong
+    was made. (/seats keeps everyone a pending kong names.)"""
     stand: StandIns = {}
     then = data.get("seats") or []
+    named = {data["konger"], data["source"]}  # whoever sits at a leaver's seat now stands in
+    # for them, unless the kong names that one too (a leaver's kong is the leaver's: issue 37)
 
     def seat(pid: int) -> int:
         if pid in table.seats:
             return table.seats.index(pid)
         at = then.index(pid) if pid in then else len(table.seats)
-        if at < len(table.seats) and table.seats[at] not in then:
+        if at < len(table.seats) and table.seats[at] not in named:
             stand[at] = pid
             return at
         raise ServiceError(

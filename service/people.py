@@ -10,7 +10,7 @@ from service import identity, names, seating
 from service import players as who
 from service.admin import require_admin
 from service.errors import N_, Forbidden, ServiceError
-from service.replies import Claimed, Info, Merged, NameAsk, Renamed, TableView
+from service.replies import Claimable, Claimed, Info, Merged, NameAsk, Renamed, TableView
 from service.requests import Claim, IAm, Leave, Merge, PlayerRef, RefKind, Rename, Sub
 from service.tables import _marathon_running, _open, pending_kongs, view
 from service.unit import Tx
@@ -53,7 +53,14 @@ def sub(tx: Tx, req: Sub) -> TableView | NameAsk:
     tables.set_seats(tx.db, table)
     shown = view(tx, table, "sub", player.name)
     carries = bool(left) and table.marathon and _marathon_running(tx, table)
-    return replace(shown, replaced=left, new=seating.new_names((found,)), carries=carries)
+    claims = (Claimable(player.id, 0, player.name),) if _unclaimed(player) else ()
+    return replace(
+        shown,
+        replaced=left,
+        new=seating.new_names((found,)),
+        carries=carries,
+        claims=claims,
+    )
 
 
 def _seat_of(tx: Tx, table: TableRow, ref: PlayerRef) -> int:
@@ -86,7 +93,7 @@ def leave(tx: Tx, req: Leave) -> TableView:
                 "You made or paid a kong in the hand being played: finish the hand first"
                 " (/hu or /liuju), or let someone take your seat:"
             ),
-            usage=f"/sub {me.name} 小李",
+            usage=f"/sub {me.name} {_stand_in(tx, table, me)}",
         )
     at = table.seats.index(me.id)
     if Game(table.game) is Game.FREE:
@@ -97,15 +104,44 @@ def leave(tx: Tx, req: Leave) -> TableView:
     return view(tx, table, "left", me.name)
 
 
+#: Example names for a newcomer in a refusal's example, the first that names nobody here.
+EXAMPLE_NAMES = ("小周", "小李", "阿张", "老陈", "Sam", "Alex")
+
+
+def _stand_in(tx: Tx, table: TableRow, me: PlayerRow) -> str:
+    """A name for who takes `me`'s seat in an example: a player of the chat who does not sit
+    here, else a name nobody has (never `me`'s own: "/sub 小李 小李" helps nobody)."""
+    known = players.players_of_chat(tx.db, tx.chat.id)
+    away = [p.name for p in known if p.id not in table.seats and p.id != me.id]
+    if away:
+        return away[-1]
+    taken = {p.name.casefold() for p in known}
+    return next((n for n in EXAMPLE_NAMES if n.casefold() not in taken), "Sam")
+
+
 def _sender_seated(tx: Tx, table: TableRow) -> PlayerRow:
     user_id = tx.ctx.actor.user_id
     mine = players.player_of_user(tx.db, tx.chat.id, user_id) if user_id is not None else None
     if mine is None or mine.id not in table.seats:
         raise ServiceError(
             N_("You do not sit at this table. If one of the seated guests is you, say so:"),
-            usage="/iam 小李",
+            usage=f"/iam {_guest_for(tx, table)}",
         )
     return mine
+
+
+def _guest_for(tx: Tx, table: TableRow) -> str:
+    """The seated guest nobody has claimed whom the sender most likely is (their Telegram
+    name's, else the first one), for /iam's example; "小李" where there is none."""
+    seated = players.players_by_id(tx.db, [p for p in table.seats if p != who.FREE_SEAT])
+    guests = [seated[p] for p in table.seats if p in seated and _unclaimed(seated[p])]
+    mine = names.clean(tx.ctx.actor.name).casefold()
+    same = [g for g in guests if g.name.casefold() == mine]
+    return (same or guests)[0].name if guests else "小李"
+
+
+def _unclaimed(player: PlayerRow) -> bool:
+    return player.user_id is None and player.username is None
 
 
 def iam(tx: Tx, req: IAm) -> Claimed | Info:

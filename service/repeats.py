@@ -6,11 +6,17 @@ Each record keeps its content in its data (`"same"`): the request with every pla
 id, so the comparison and the record again do not depend on who typed it or how (`我`, a seat
 number, a name). Nothing is stored for the question itself: its button names the record it
 repeats, whose content is recorded once more (a restart loses nothing).
+
+A near repeat — the same winner(s), way and payer of a hand, or the same 510K finishing order,
+with other content — asks too, showing the difference: [Replace #N] / [Record both] / [No]
+(`Answered`). Its content is kept (`storage.gateway.near`), as a button cannot hold it. One
+answer records once, whoever gives it and however often (`answer_key`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -24,6 +30,7 @@ from service.hand_views import HandView
 from service.replies import RepeatAsk
 from service.requests import (
     Again,
+    Answered,
     ChainKong,
     Hu,
     HuClause,
@@ -38,11 +45,13 @@ from service.requests import (
 )
 from service.unit import Tx
 from storage.gateway import ledger as book
+from storage.gateway import near as nearbook
 from storage.gateway import tables
 from storage.gateway.chats import LastRecord
 from storage.models import EventRow, PlayerRow, TableRow
 
 WINDOW = timedelta(minutes=2)
+_STALE = N_("This question is out of date (the table or the season changed): type it again.")
 Recordable = Hu | Liuju | Report | Score | Pay  # not a kong: two like kongs are two kongs
 _CLASSES: dict[str, type[Any]] = {
     c.__name__: c
@@ -86,14 +95,64 @@ def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandVie
         if found is not None:
             undone, same_then = found.undone_by is not None, found.data.get("same")
             last = LastRecord(found.id, found.created_at, undone, same_then)
-    if last is None or last.undone or last.same != same:
+    if last is None or last.undone or last.same is None:
+        return
+    exact = last.same == same
+    if not exact and (near_key(same) is None or near_key(same) != near_key(last.same)):
         return
     ago = book.now() - at_utc(last.created_at)
     if ago > WINDOW:
         return
     event = book.event_by_id(tx.db, last.id)
     assert event is not None
-    raise Repeat(RepeatAsk(view=view(event), seconds=max(0, int(ago.total_seconds()))))
+    seconds = max(0, int(ago.total_seconds()))
+    if exact:
+        raise Repeat(RepeatAsk(view=view(event), seconds=seconds))
+    if event.data.get("seats") != list(table.seats):  # someone sat down since: another hand
+        return
+    text = tx.ctx.text
+    kept = nearbook.add_near(tx.db, tx.chat.id, event.id, same, text)
+    added, dropped = differences(event.text, text)
+    ask = RepeatAsk(view(event), seconds, kept, text, added, dropped)
+    raise Repeat(ask)
+
+
+def near_key(same: Any) -> Any:
+    """What makes two records near repeats: a hand's winners with their way and payer, a 510K
+    report's finishing order (None: anything else, never near)."""
+    if not isinstance(same, dict):
+        return None
+    if same.get("_") == "Hu":
+        ways = [(c["winner"], c["how"], c["source"]) for c in same["clauses"]]
+        return sorted(ways, key=repr)
+    if same.get("_") == "Report":
+        return same["out"]
+    return None
+
+
+def differences(before: str, now: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words typed now and not before, and before and not now (the command aside)."""
+    old, new = before.split()[1:], now.split()[1:]
+    return tuple(w for w in new if w not in old), tuple(w for w in old if w not in new)
+
+
+def answer_key(req: Again | Answered) -> int:
+    """The idempotency key of answering one question (in place of the update id): the same
+    for every member and every press, so the first answer records and the others are told."""
+    what = f"again:{req.event_id}" if isinstance(req, Again) else f"near:{req.near_id}"
+    digest = hashlib.blake2b(what.encode(), digest_size=8).digest()
+    return -(int.from_bytes(digest, "big") >> 1) - 1
+
+
+def near_of(tx: Tx, req: Answered) -> tuple[EventRow, Recordable, str]:
+    """The record a near repeat's answer names, its new content and the text it was typed as:
+    of this chat, season and open table."""
+    near = nearbook.near_by_id(tx.db, req.near_id)
+    if near is None or near.chat_id != tx.chat.id:
+        raise ServiceError(_STALE)
+    event = check_again(tx, Again(near.event_id))
+    request: Recordable = _decode(near.same)
+    return event, request, near.text
 
 
 def request_of(event: EventRow) -> Recordable:
@@ -116,9 +175,7 @@ def check_again(tx: Tx, req: Again) -> EventRow:
         or table is None
         or event.table_id != table.id
     ):
-        raise ServiceError(
-            N_("This question is out of date (the table or the season changed): type it again.")
-        )
+        raise ServiceError(_STALE)
     return event
 
 

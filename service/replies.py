@@ -34,6 +34,10 @@ class Recorded:
     totals: tuple[tuple[str, Fraction | int], ...] = ()  # free scoring: the balances after it
     not_concealed: tuple[str, ...] = ()  # winners scored as not 门清 who could have said mq
     archived_season: int | None = None  # the hand's season, when it is no longer the current one
+    replaced: int | None = None  # [Replace #N]: the hand number it replaced (undone with it)
+    qqr_self_drawn: tuple[str, ...] = ()  # winners whose 全求人 was self-drawn: no ×2
+    chain_unrecorded: tuple[tuple[str, int], ...] = ()  # a 杠上炮/抢杠 chain's kongs never
+    # recorded with /gang: (whose, how many), their kong points not paid
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class RepeatAsk:
 
     view: HandView  # the last record
     seconds: int  # how long ago it was recorded
+    near: int | None = None  # a near repeat (same winners and way, or finishing order, but
+    # other content): the id of its kept content, for [Replace #N] / [Record both]
+    text: str = ""  # near: the command as typed now
+    added: tuple[str, ...] = ()  # near: words typed now and not in the record
+    dropped: tuple[str, ...] = ()  # near: words of the record not typed now
 
 
 @dataclass(frozen=True)

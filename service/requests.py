@@ -207,6 +207,15 @@ class Again:
 
 
 @dataclass(frozen=True)
+class Answered:
+    """[Replace #N] (`replace`) or [Record both] under a near repeat's question: the content
+    kept as `near_id` recorded, #N undone first when it replaces it (one transaction)."""
+
+    near_id: int
+    replace: bool
+
+
+@dataclass(frozen=True)
 class Standings:
     season: int | None = None  # an archived season's number
 
@@ -333,6 +342,7 @@ Request = (
     | Pay
     | Undo
     | Again
+    | Answered
     | Standings
     | History
     | Settle

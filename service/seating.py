@@ -1,5 +1,5 @@
 """Names given to seat people (`/seats`, `/sub`, `/join <guest>`): who each one is, and the
-question asked before a name one letter from a known player makes a new guest ("Dave?")."""
+question asked before a likely typo of a known player's name makes a new guest ("Dave?")."""
 
 from __future__ import annotations
 
@@ -74,11 +74,45 @@ def one_letter(a: str, b: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
-def near(name: str, known: Sequence[PlayerRow], taken: Collection[int]) -> PlayerRow | None:
-    """A known player (not among `taken`) whose name is one letter from `name`."""
-    if len(name) < 2:
+def squashed(name: str) -> str:
+    """A name without its spaces, case ignored: "Li Na" and "lina" are one."""
+    return "".join(name.split()).casefold()
+
+
+def is_latin(name: str) -> bool:
+    return name.isascii() and any(c.isalpha() for c in name)
+
+
+def sounds(name: str) -> list[set[str]] | None:
+    """Each character's readings in pinyin without tones (every reading of a character read
+    several ways); None when a character is not Chinese."""
+    if not name or not all("\u4e00" <= c <= "\u9fff" for c in name):
         return None
-    return next((p for p in known if p.id not in taken and one_letter(name, p.name)), None)
+    from pypinyin import Style, pinyin  # imported when first asked: its dictionary is large
+
+    return [set(readings) for readings in pinyin(name, style=Style.NORMAL, heteronym=True)]
+
+
+def likely_typo(typed: str, known: str) -> bool:
+    """Whether `typed` is likely a typo of a known player's name (issue 37): the same name
+    with spacing or case changed; Latin names one letter apart (Daev, Dave); a Chinese name
+    read the same in pinyin (小舟, 小周). Chinese names one character apart (小红, 小周) are two
+    people; equal names are one (no question)."""
+    if typed.casefold() == known.casefold():
+        return False
+    if squashed(typed) == squashed(known):
+        return True
+    if is_latin(typed) and is_latin(known):
+        return len(typed) >= 2 and one_letter(typed, known)
+    a, b = sounds(typed), sounds(known)
+    if a is None or b is None or len(a) != len(b):
+        return False
+    return all(x & y for x, y in zip(a, b, strict=True))
+
+
+def near(name: str, known: Sequence[PlayerRow], taken: Collection[int]) -> PlayerRow | None:
+    """A known player (not among `taken`) whose name `name` likely misspells."""
+    return next((p for p in known if p.id not in taken and likely_typo(name, p.name)), None)
 
 
 def ask_first(

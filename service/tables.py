@@ -221,9 +221,9 @@ def join(tx: Tx, req: Join) -> TableView | NameAsk:
         raise ServiceError(
             N_(
                 "The table is full: all {n} seats are taken, so {name} cannot join. To play"
-                " in someone's place, give the whole seating again."
+                " in someone's place, say whose (/sub <player> <name>), e.g.:"
             ),
-            usage="/seats A B C D",
+            usage=f"/sub {who.seated(tx, table)[-1].name} {player.name}",
             n=capacity(table),
             name=player.name,
         )

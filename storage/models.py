@@ -230,6 +230,23 @@ class Reminder(SQLModel, table=True):
     hint: str = Field(primary_key=True)
 
 
+class NearRepeatRow(SQLModel):
+    """A hand typed again with a difference, within two minutes of the record it resembles
+    (revision 0023): its content, kept for the question's answer (`service.repeats`). No
+    foreign keys: a stale row only means a stale question."""
+
+    id: int = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger)
+    event_id: int  # the record it resembles
+    same: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    text: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+
+
+class NearRepeat(NearRepeatRow, table=True):
+    __tablename__ = "near_repeat"
+
+
 def core_table(model: type[SQLModel]) -> Table:
     """The Core table of a table model: what the gateway's statements are built on."""
     found = model.__table__  # type: ignore[attr-defined]
@@ -248,3 +265,4 @@ processed_update = core_table(ProcessedUpdate)
 chat_move = core_table(ChatMove)
 app_link = core_table(AppLink)
 reminder = core_table(Reminder)
+near_repeat = core_table(NearRepeat)

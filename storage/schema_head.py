@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0022_derived_off_write_path"
+HEAD = "0023_near_repeats"
 
 
 def current(engine: Engine) -> str | None:

@@ -4,8 +4,10 @@ the message's keyboard (anything else was forged), then routed by its action to 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from html import escape
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
@@ -13,13 +15,19 @@ from bot.chat import score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run
-from bot.commands.callback_data import name_request, new_request, parse_press, press_key
+from bot.commands.callback_data import (
+    name_request,
+    near_answer,
+    new_request,
+    parse_press,
+    press_key,
+)
 from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
 from service.replies import Info, Recorded
-from service.requests import Again, Claim, Request, Reset, Summary, Undo
+from service.requests import Again, Answered, Claim, Request, Reset, Summary, Undo
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
@@ -51,10 +59,22 @@ def on_keyboard(message: Message, data: str | None) -> bool:
 async def cancel(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
 ) -> None:
-    """Cancel: the buttons go."""
+    """Cancel: the buttons go; under a repeat's question ([No]) the question says what was
+    not recorded, for everyone who reads it later."""
     query = update.callback_query
     assert query is not None
     await answer(query)
+    message = query.message
+    if arg == "r" and isinstance(message, Message) and message.text:
+        said = renderer.alert(N_("❌ No: the command above was not recorded; nothing changed."))
+        try:
+            await query.edit_message_text(
+                message.text_html + "\n" + escape(said), parse_mode=ParseMode.HTML
+            )
+        except BadRequest as err:  # pressed twice: the text says it already
+            if "not modified" not in str(err).lower():
+                raise
+        return
     await drop_buttons(query)
 
 
@@ -71,6 +91,17 @@ async def again(
     """[Record again] under the two-minute rule's question: recorded once, however often and
     by however many it is pressed."""
     await confirmed(update, context, renderer, Again(event_id=int(arg)), "again", once=True)
+
+
+async def near(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """[Replace #N] / [Record both] under a near repeat's question: recorded once, however
+    often, by however many and whichever of the two is pressed."""
+    answer = near_answer(arg)
+    assert answer is not None  # parse_press checked it
+    request = Answered(near_id=answer[0], replace=answer[1])
+    await confirmed(update, context, renderer, request, "near", once=True)
 
 
 async def new_table(
@@ -198,6 +229,7 @@ async def card(
 ACTIONS: Mapping[str, Press] = {
     "undo": undo,
     "again": again,
+    "near": near,
     "w": wizard.step,  # the /hu wizard
     "f": score_buttons.step,  # the /s buttons
     "new": new_table,

@@ -21,6 +21,17 @@ def again_data(event_id: int) -> str:
     return f"{VERSION}:again:{event_id}"
 
 
+def near_data(near_id: int, replace: bool) -> str:
+    """[Replace #N] (`r`) or [Record both] (`b`) under a near repeat's question."""
+    return f"{VERSION}:near:{near_id}.{'r' if replace else 'b'}"
+
+
+def near_answer(arg: str) -> tuple[int, bool] | None:
+    """The kept near repeat and whether it replaces the record, of a `near_data` button."""
+    near, _, how = arg.partition(".")
+    return (int(near), how == "r") if _id(near) and how in ("r", "b") else None
+
+
 def reset_data(season_id: int) -> str:
     return f"{VERSION}:reset:{season_id}"
 
@@ -133,8 +144,10 @@ def card_data() -> str:
     return f"{VERSION}:card"
 
 
-def cancel_data() -> str:
-    return f"{VERSION}:cancel"
+def cancel_data(what: str = "") -> str:
+    """[No] / [Cancel]: the buttons go; `what` = "r": a repeat's question, which then says
+    that nothing was recorded."""
+    return f"{VERSION}:cancel:{what}" if what else f"{VERSION}:cancel"
 
 
 def _id(text: str) -> bool:
@@ -143,7 +156,7 @@ def _id(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Press:
-    action: str  # undo, again, reset, new, me, nm ("did you mean …?"), cancel, card,
+    action: str  # undo, again, near, reset, new, me, nm ("did you mean …?"), cancel, card,
     # w (/hu wizard), f (/s buttons)
     arg: str
 
@@ -160,6 +173,8 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if _id(arg) else None
     if action == "new":
         return Press(action, arg) if new_request(arg) is not None else None
+    if action == "near":
+        return Press(action, arg) if near_answer(arg) is not None else None
     if action == "me":
         ids = arg.split(".")  # a player (a record's id) and a Telegram user (0: anyone)
         user = ids[-1]
@@ -168,7 +183,9 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if valid else None
     if action == "nm":
         return Press(action, arg) if name_request(arg) is not None else None
-    if action in ("cancel", "card"):
+    if action == "cancel":
+        return Press(action, arg) if arg in ("", "r") else None
+    if action == "card":
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state

@@ -53,6 +53,7 @@ from service.replies import (
 )
 from service.requests import (
     Again,
+    Answered,
     History,
     Request,
     ShowPlayers,
@@ -379,7 +380,8 @@ class RecordHandler(_Recording):
         reply = answer.reply
         if isinstance(reply, RepeatAsk):  # the two-minute rule: the page asks, as the chat does
             lines = r.render(reply).text.split("\n")
-            self.write({"ok": True, "ask": True, "reply": lines, "event": reply.view.event_id})
+            event, near = reply.view.event_id, reply.near  # near: the answer records this
+            self.write({"ok": True, "ask": True, "reply": lines, "event": event, "near": near})
             return
         repeated = not isinstance(reply, Recorded) or reply.repeated
         if not repeated:
@@ -412,9 +414,12 @@ class AgainHandler(_Recording):
         except ValueError:
             raise tornado.web.HTTPError(400) from None
         event = guard.record_id(data.get("event"))
+        request: Again | Answered = Again(event_id=event)
+        if data.get("near") is not None:  # a near repeat: its own content, recorded as well
+            request = Answered(guard.record_id(data.get("near")), replace=False)
         ctx = self.ctx("[again]", update_id_of(key, self.place.chat_id))
         try:
-            answer = await self.env.service.perform(ctx, Again(event_id=event))
+            answer = await self.env.service.perform(ctx, request)
         except ServiceError as err:
             await self.refused(err.msgid, err.params)
             return

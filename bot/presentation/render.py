@@ -58,8 +58,11 @@ class Renderer:
     def error(self, msgid: str, params: Mapping[str, Any], usage: str = "") -> Out:
         shown = shown_params(self._, params)
         text = "⚠️ " + self._(msgid, **shown)
-        if usage:
-            text += "\n" + self._("Write it like this:") + f"\n<code>{self._(usage)}</code>"
+        if usage:  # a message that ends in a colon leads to its example itself
+            lead = (
+                "" if text.rstrip().endswith((":", "：")) else "\n" + self._("Write it like this:")
+            )
+            text += lead + f"\n<code>{self._(usage)}</code>"
         return Out(text)
 
     def alert(self, msgid: str, params: Mapping[str, Any] | None = None) -> str:

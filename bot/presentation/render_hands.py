@@ -241,8 +241,28 @@ def recorded(_: Gettext, reply: r.Recorded) -> Out:
         lines.append(totals_line(_, reply.totals))
     for name in reply.not_concealed:
         lines.append(_(NOT_CONCEALED, name=escape(name)))
+    for name in reply.qqr_self_drawn:
+        lines.append(
+            _(
+                "ℹ️ {name}'s 全求人 was self-drawn: scored as 碰碰胡 自摸, without 全求人's ×2"
+                " (it doubles only a win on another player's tile).",
+                name=escape(name),
+            )
+        )
+    for name, n in reply.chain_unrecorded:
+        lines.append(
+            _(
+                "ℹ️ {n} kong(s) of {name}'s chain were never recorded with /gang: their kong"
+                " points are not in this hand. To have them paid: /undo, record them with"
+                " /gang, then the hand again.",
+                name=escape(name),
+                n=n,
+            )
+        )
     if reply.repeated:
         lines.append(_("(This was recorded already; nothing changed.)"))
+    if reply.replaced is not None:
+        lines.append(_("It replaces #{n}, undone with it.", n=reply.replaced))
     if reply.archived_season is not None:
         lines.append(
             _(

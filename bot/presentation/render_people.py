@@ -109,8 +109,8 @@ def claim_buttons(_: Gettext, v: r.TableView) -> list[Button]:
 def name_ask(_: Gettext, v: r.NameAsk) -> Out:
     """The question, and its two answers as buttons (none when they do not fit)."""
     text = _(
-        "“{typed}” is one letter from {guess}, who played here. Did you mean {guess}? Nothing"
-        " was changed yet.",
+        "“{typed}” looks like a typo of {guess}, who played here. Did you mean {guess}?"
+        " Nothing was changed yet.",
         typed=escape(v.typed),
         guess=escape(v.guess),
     )
@@ -149,6 +149,13 @@ def merged(_: Gettext, v: r.Merged) -> Out:
 
 
 def claimed(_: Gettext, v: r.Claimed) -> Out:
+    if v.member.casefold() == v.name.casefold():  # the member's Telegram name is the guest's
+        text = _(
+            "You are {name} here now: {name}'s seat and balance are yours, and 我/me is you. "
+            "An admin can undo it with /unlink {name}.",
+            name=escape(v.name),
+        )
+        return Out(text)
     text = _(
         "{member} is {name} now: {name}'s seat and balance are theirs. "
         "An admin can undo it with /unlink {name}.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.commands.callback_data import again_data, cancel_data, undo_data
+from bot.commands.callback_data import again_data, cancel_data, near_data, undo_data
 from bot.i18n import Gettext
 from bot.presentation.out import Button, Out
 from bot.presentation.render_free import record_title, table_title
@@ -41,6 +41,8 @@ def undo_ask(_: Gettext, v: r.UndoAsk) -> Out:
 
 def repeat_ask(_: Gettext, v: r.RepeatAsk) -> Out:
     """The same content as the table's last record, within two minutes: record again?"""
+    if v.near is not None:
+        return near_ask(_, v, v.near)
     typed = f"<i>{quote(v.view.text)}</i>"
     text = _(
         "This is the same as {what}, recorded {seconds} s ago by {name}: {text}\n"
@@ -51,7 +53,39 @@ def repeat_ask(_: Gettext, v: r.RepeatAsk) -> Out:
         text=typed,
     )
     again = Button(_("Record again"), again_data(v.view.event_id))
-    return Out(text, ((again, Button(_("No"), cancel_data())),))
+    return Out(text, ((again, Button(_("No"), cancel_data("r"))),))
+
+
+def near_ask(_: Gettext, v: r.RepeatAsk, near: int) -> Out:
+    """Nearly the table's last record (the same winners and way, or finishing order), within
+    two minutes: the difference, and Replace #N / Record both / No."""
+    words = []
+    if v.added:
+        words.append(_("adds {words}", words=escape(" ".join(v.added))))
+    if v.dropped:
+        words.append(_("leaves out {words}", words=escape(" ".join(v.dropped))))
+    lines = [
+        _(
+            "This looks like {what}, recorded {seconds} s ago by {name}, with a difference:",
+            what=what(_, v.view),
+            seconds=v.seconds,
+            name=escape(v.view.recorded_by),
+        ),
+        _("recorded: {text}", text=f"<i>{quote(v.view.text)}</i>"),
+        _("now: {text}", text=f"<i>{quote(v.text)}</i>"),
+    ]
+    if words:
+        lines.append(_("This one {what}.", what=_(", ").join(words)))
+    lines.append(
+        _(
+            "Nothing is recorded yet: replace {what} with it, record both, or neither?",
+            what=what(_, v.view),
+        )
+    )
+    n = v.view.hand_no
+    replace = Button(_("Replace #{n}", n=n), near_data(near, replace=True))
+    both = Button(_("Record both"), near_data(near, replace=False))
+    return Out("\n".join(lines), ((replace, both), (Button(_("No"), cancel_data("r")),)))
 
 
 def undo_pick(_: Gettext, v: r.UndoPick) -> Out:

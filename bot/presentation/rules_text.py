@@ -87,6 +87,13 @@ INTERPRETATIONS = (
         "concealed (3 instead of 4), and the reply says so when 门清 was possible. 七对, 天胡, "
         "地胡 and 人胡 are always 门清."
     ),
+    N_(
+        "Notes the reply adds: a self-drawn 全求人 (qqr with zimo, gangkai…) is scored as 碰碰胡 "
+        "自摸 without 全求人's ×2, and the reply says so; a 杠上炮 or 抢杠 chain of n whose kongs "
+        "were not recorded with /gang is scored as written, and the reply says how many kongs "
+        "(a 抢杠's robbed kong aside) are then unpaid; 天胡 by anyone but the dealer is refused "
+        "naming the dealer (a non-dealer's win on the first draw is 地胡)."
+    ),
     *TILES_INTERPRETATIONS,
 )
 
@@ -127,10 +134,15 @@ TABLE_RULES = (
         "People: /sub A B puts B in A's seat; /leave frees the sender's seat and nothing is "
         "recorded until /join or /sub 2 <name> fills it (a free table just plays on with one "
         "player fewer). /iam 小李: a member is the guest 小李 from then on (a guest nobody is "
-        "linked to; admins change links with /link, /unlink); /seats offers the same as a "
-        "button per guest. A name one letter from a known player's (Daev for Dave; among "
-        "players not seated by the same command) asks which was meant before anyone is "
-        "seated; every new guest is announced as new."
+        "linked to; admins change links with /link, /unlink); /seats and /sub offer the same "
+        "as a button per unclaimed guest they seat. A likely typo of a known player's name "
+        "asks which was meant before anyone is seated: Latin names one letter apart (Daev for "
+        "Dave), the same name with other spacing (ZoeQ for Zoe Q), a Chinese name read the "
+        "same in pinyin, tones aside (小舟 for 小周); among players not seated by the same "
+        "command. Chinese names one character apart that sound different (小红, 小周) are two "
+        "people: no question. Every new guest is announced as new. /join at a full table "
+        "shows /sub <player> <name>. A 510K order out that does not end the hand names who "
+        "may have gone out next."
     ),
     N_(
         "/rename A B (admins, or A themself): the same player under a new name, also over the "
@@ -175,6 +187,17 @@ RECORD_RULES = (
         "whomever it is pressed; No drops it. There is no question after two minutes, when the "
         "last record was undone or is a kong (two like kongs in a row are two kongs), or at "
         "another table."
+    ),
+    N_(
+        "Near repeats: within the same two minutes and at the same seating, a hand with the "
+        "same winner(s), way and payer as the table's last record but other flags, pattern or "
+        "tiles, or a 510K report "
+        "of the same finishing order with other points, is not recorded either: the bot shows "
+        "both as typed and the words that differ, and asks. Replace #N undoes #N and records "
+        "the new one in one step (its dealer and kongs come back first), only while nothing "
+        "was recorded after #N; Record both records the new one as well; No drops it. The "
+        "first answer counts, whoever gives it; any later press records nothing. A draw, a "
+        "kong, a free round or a transfer is never a near repeat."
     ),
     N_(
         "Undo by number: /undo 7 takes the number /history shows (numbers count per table); "

@@ -144,7 +144,7 @@ def test_rating_matches_openskill_and_follows_an_undo(bots: Bots) -> None:
         played, command = [], ""
         for _ in range(3):
             last = command  # the same hand right after it would be asked about: draw anew
-            while command == last:
+            while command.removesuffix(" pph") == last.removesuffix(" pph"):  # a near one too
                 a, b = rng.sample(names, 2)
                 command = rng.choice([f"/hu {a} zimo", f"/hu {a} pao {b}", f"/hu {a} pao {b} pph"])
             reply = group.say(LI, command)

@@ -162,7 +162,7 @@ def test_webhook_510k_and_wrong_secret(webhook: Bots) -> None:
     # A POST to the webhook with a wrong or missing secret token is refused and changes nothing.
     forged = message_update(
         seats_update,
-        "/r A=40 B=10 C=40 D=10 out A C",
+        "/r A=40 B=10 C=40 D=10 out C A",  # not hand 2's order: a near repeat would ask
         update_id=seats_update["update_id"] + 1_000_000,
         message_id=seats_update["message"]["message_id"] + 1_000,
     )

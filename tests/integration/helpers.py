@@ -15,7 +15,7 @@ from bot.commands.parsing import parse
 from service.context import Actor, Ctx
 from service.core import Service
 from service.replies import ExportRow, RepeatAsk, Reply, StandingsView
-from service.requests import Again, Request
+from service.requests import Again, Answered, Request
 
 _update_ids = itertools.count(1)
 
@@ -65,7 +65,9 @@ class Chat:
         )
         reply = self.service.execute(ctx, request)
         if isinstance(reply, RepeatAsk) and not self.ask_repeats:
-            again = Again(reply.view.event_id)
+            again: Request = Again(reply.view.event_id)
+            if reply.near is not None:  # typed as meant: the new one recorded as well
+                again = Answered(reply.near, replace=False)
             return self.press(name, again, text="[again]")
         return reply
 

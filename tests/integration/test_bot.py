@@ -402,7 +402,9 @@ async def test_the_new_and_second_undo_buttons(bot: Harness) -> None:
     await bot.press(BOB, ask[0], confirm)  # pressed twice: refused, nothing changes
     assert bot.api.callback_answers[stale].show_alert
     await bot.say(CAT, "/r Ann=50 Bob=30 Cat=20 out Ann Bob")
-    await bot.say(CAT, "/r Ann=40 Bob=40 Cat=20 out Ann Bob")  # another hand, not a repeat
+    near = await bot.say(CAT, "/r Ann=40 Bob=40 Cat=20 out Ann Bob")  # the same order: asked
+    both = next(b for row in near[0].buttons for b in row if b["text"] == "Record both")
+    await bot.press(CAT, near[0], both["callback_data"])  # another hand, meant
     await bot.say(ANN, "/undo")
     second = await bot.say(BOB, "/undo")
     assert "Ann has just undone a record" in second[0].plain_text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tests.emulator.api import OutboxEntry
 from tests.integration.test_bot import ANN, BOB, CAT, ZHANG, Harness, bot  # noqa: F401
+from tests.integration.test_near_repeats import typed
 
 NOT_CONCEALED = "scored as not concealed"
 
@@ -122,10 +123,11 @@ async def test_an_unsaid_menqing_is_pointed_out_when_it_was_possible(bot: Harnes
     await bot.seat()
     plain = await bot.text(CAT, "/hu Ann pao Bob")
     assert f"Ann's hand was {NOT_CONCEALED}" in plain and "/undo" in plain and "mq" in plain
-    said = await bot.text(CAT, "/hu Ann pao Bob mq")
-    assert "Bob → Ann 4" in said and NOT_CONCEALED not in said
+    said = await typed(bot, CAT, "/hu Ann pao Bob mq", "Replace #1")  # as the reminder says
+    assert "Bob → Ann 4" in said and NOT_CONCEALED not in said and "replaces #1" in said
     for concealed_anyway in ("/hu Ann pao Bob qidui", "/hu Bob renhu", "/hu Ann pao Bob qqr"):
-        assert NOT_CONCEALED not in await bot.text(CAT, concealed_anyway)
+        said = await typed(bot, CAT, concealed_anyway)
+        assert " → " in said and NOT_CONCEALED not in said
     await bot.say(ANN, "/set lang zh")
     zh = await bot.text(ZHANG, "/hu Ann 自摸")  # Ann was reminded already: the line says it
     assert "非门清" in zh and "按非门清计分" not in zh

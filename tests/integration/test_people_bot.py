@@ -71,7 +71,7 @@ async def test_did_you_mean_buttons(bot: Harness) -> None:
     await bot.seat()  # Ann, Bob, Cat, Dan
     await bot.say(ANN, "/hu Dan zimo")
     entries = await bot.say(ANN, "/seats Ann Bob Cat Dab")
-    assert "“Dab” is one letter from Dan" in plain(entries)
+    assert "“Dab” looks like a typo of Dan" in plain(entries)
     assert "Dab" not in await bot.text(ANN, "/players")  # nothing changed yet
     message, data = button(entries, "New player Dab")
     await bot.press(DAN, message, data)  # only the member who asked may answer

@@ -41,7 +41,8 @@ def test_the_people_evening(tmp_path: Path) -> None:
     assert "新玩家：小李, 阿张, 老陈" in said[1]
     assert "[我是小李]" in said[1]
     out = "\n\n".join(said)
-    assert "小李 现在就是 小李" in out and "阿张 现在就是 阿张" in out
+    assert "你现在就是这里的 小李" in out and "你现在就是这里的 阿张" in out  # issue 37, point 9
+    assert "小李 现在就是 小李" not in out
     assert "1. 老王\n2. 小李\n3. 阿张 🀄庄家\n4. 小周" in out  # the dealer stays 阿张
     assert "老陈 接替 小周 的座位" in out
     assert "阿张 离座" in out and "3 号位空着" in out
@@ -82,6 +83,6 @@ Erin: /standings
 
 def test_a_typo_is_asked_about_and_merged_in_the_console(tmp_path: Path) -> None:
     out = console(tmp_path / "j.sqlite3", TYPO, "Erin")
-    assert "“Daev” is one letter from Dave" in out
+    assert "“Daev” looks like a typo of Dave" in out
     assert "New player(s): Daev" in out
     assert last_standings(out) == {"Dave": 18, "Erin": -6, "Bob": -6, "Carol": -6}

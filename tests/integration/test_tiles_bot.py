@@ -10,6 +10,7 @@ import csv
 import io
 
 from tests.integration.test_bot import ANN, BOB, CAT, DAN, ZHANG, Harness, bot  # noqa: F401
+from tests.integration.test_near_repeats import typed as recorded
 
 
 async def test_the_reply_says_which_reading_was_scored(bot: Harness) -> None:
@@ -64,7 +65,7 @@ async def test_the_tiles_kongs_against_gang(bot: Harness) -> None:
     paid = await bot.text(CAT, "/hu Ann zimo [2222p] 123m456m789s55s")
     assert "Bob → Ann 1 · 明杠 exposed kong" in paid and "Bob → Ann 3 · self-draw" in paid
     # none recorded: the tiles' concealed kong is recorded with the hand, paid as /gang would
-    paid = await bot.text(CAT, "/hu Ann zimo (2222p) 123m456m789s55s")
+    paid = await recorded(bot, CAT, "/hu Ann zimo (2222p) 123m456m789s55s")  # a near repeat
     assert "门清 concealed" in paid and "Dan → Ann 1 · 暗杠 concealed kong" in paid
     chain = await bot.text(CAT, "/hu Ann gangkai (2222p) 123m456m789s55s")
     assert "Bob → Ann 9 · each pays 4 × 2 + 1" in chain and "暗杠 concealed kong" not in chain

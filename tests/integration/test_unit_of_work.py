@@ -20,8 +20,9 @@ from scoring.games import EventKind
 from service.context import Actor, Ctx
 from service.core import WRITES, Service
 from service.errors import ServiceError
+from service.repeats import answer_key
 from service.replies import RepeatAsk
-from service.requests import Again, Claim, Request
+from service.requests import Again, Answered, Claim, Request
 from storage.gateway import chats, players
 from storage.gateway import ledger as book
 from storage.models import chat as chat_table
@@ -53,6 +54,8 @@ SCRIPT = (
     (ADMIN, "/new 510k confirm"),
     (ADMIN, "/seats Wang Li Zhang Chen"),
     (ADMIN, "/r 1=30 2=20 3=40 4=10 out 1 3"),
+    (LI, "/r 1=20 2=30 3=40 4=10 out 1 3"),  # the same order, other points: asked
+    (LI, "[both]"),  # and [Record both] records it
     (ADMIN, "/new free 斗地主 confirm"),
     (ADMIN, "/seats Wang Li Zhang"),
     (ADMIN, "/s Wang+3 Li-1 Zhang"),
@@ -114,7 +117,11 @@ def test_every_use_case_is_one_transaction_of_one_chat(engine: Engine, chat_id: 
     ran: set[type[Request]] = set()
     asked: RepeatAsk | None = None
     for n, (actor, line) in enumerate(SCRIPT):
-        request = Again(asked.view.event_id) if line == "[again]" and asked else parse(line)
+        request: Request = parse(line) if asked is None else Again(asked.view.event_id)
+        if asked is not None and asked.near is not None:
+            request = Answered(asked.near, replace=False)
+        if not line.startswith("["):
+            request = parse(line)
         update_id = abs(chat_id) * 100 + n
         with transactions(engine) as seen:
             reply = service.execute(ctx(chat_id, actor, line, update_id), request)
@@ -134,7 +141,9 @@ def test_every_use_case_is_one_transaction_of_one_chat(engine: Engine, chat_id: 
             assert statements[0].endswith("FOR UPDATE"), statements
         # then where it stands (a new chat's row is made and locked first)
         assert any("processed_update" in s for s in statements[1:4]), statements
-        assert claimed(engine, update_id), line
+        # an answer to a question is claimed under the question's key (one answer records)
+        key = answer_key(request) if isinstance(request, Again | Answered) else update_id
+        assert claimed(engine, key), line
         ran.add(type(request))
     with reading(engine) as db:
         guest = next(p for p in players.players_of_chat(db, chat_id) if p.name == "Guest")

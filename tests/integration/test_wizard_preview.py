@@ -59,6 +59,7 @@ async def test_a_refused_hand_shows_why_and_only_cancel(bot: Harness) -> None:
     screen, _ = await walk(bot, ("2. Bob", "天胡 heavenly hand", "鸡胡 plain hand", "Done"))
     assert screen.plain_text.split("\n") == [
         "/hu 2 tianhu",
-        "⚠️ This hand cannot be scored: 天胡 is the dealer's win",
+        "⚠️ This hand cannot be scored: 天胡 is the dealer's win, and Ann deals (a non-dealer's"
+        " win on the first draw is 地胡 dihu)",
     ]
     assert [b["text"] for row in screen.buttons for b in row] == ["Cancel"]

@@ -188,7 +188,7 @@ async def test_the_chart_is_the_one_of_chart_and_follows_new_hands_and_undos(
         [series] = view["chart"]
         return {"hands": series["hands"], "Ann": series["lines"][0]["values"]}
 
-    for how in ("zimo", "zimo mq", "zimo pph"):  # three hands (the same one would be asked)
+    for how in ("zimo", "pao Bob", "pao Cat"):  # three hands (a like one would be asked)
         await kit.say(CAT, f"/hu Ann {how}")
     first = await chart()
     assert first["hands"] == [0, 1, 2, 3] and first["Ann"] == sorted(first["Ann"])  # type: ignore[type-var]

@@ -76,7 +76,7 @@ async def test_a_stream_sends_the_mark_at_once_and_whenever_anyone_records(kit: 
         assert page.response.headers["Cache-Control"] == "no-store"
         marks = [await page.mark()]
         assert marks[0] == await current(http, kit)
-        await kit.say(CAT, "/hu Ann zimo")  # typed in the chat
+        await kit.say(CAT, "/hu Ann pao Bob")  # typed in the chat (not like the form below)
         marks.append(await page.mark(timeout=1.0))
         assert marks[-1] == await current(http, kit)
         body = {"key": str(uuid.uuid4()), "form": ZIMO}  # another phone records

@@ -56,7 +56,7 @@ async def test_the_poll_is_204_until_anyone_records_then_the_new_mark(kit: AppKi
         mark = await mark_of(http, kit)
         unchanged = await poll(http, kit, mark)
         assert (unchanged.status_code, unchanged.content) == (204, b"")
-        await kit.say(CAT, "/hu Ann zimo")  # typed in the chat
+        await kit.say(CAT, "/hu Ann pao Bob")  # typed in the chat (not like the form below)
         changed = await poll(http, kit, mark)
         assert changed.status_code == 200
         new = changed.json()["v"]

@@ -112,6 +112,17 @@ K510 = (
 )
 
 
+def alike(line: str) -> tuple[str, ...]:
+    """What makes two records near repeats (issue 37): a hand without its flags, a 510K
+    report's finishing order."""
+    words = line.split()
+    if words[0] == "/hu":
+        return tuple(w for w in words if w not in ("qys", "pph"))
+    if words[0] == "/r":
+        return ("/r", *words[words.index("out") :])
+    return (line,)
+
+
 def make_stream(chats: dict[int, str], hands: int, seed: int) -> list[Command]:
     """Setup of every chat, then `hands` commands per chat, interleaved at random."""
     rng = random.Random(seed)
@@ -127,8 +138,8 @@ def make_stream(chats: dict[int, str], hands: int, seed: int) -> list[Command]:
             template = rng.choice(MAHJONG if game == "mahjong" else K510)
             w, d = rng.sample(range(1, 5), 2)
             line = template.format(w=w, d=d)
-            if line == last:
-                continue
+            if line == last or (last and alike(line) == alike(last)):
+                continue  # the same or a near repeat (same winner and way, same order) asks
             if line not in ("/undo", "/standings"):
                 last = line
             queue.append(Command(chat_id, rng.choice(NAMES), line, writes=line != "/standings"))

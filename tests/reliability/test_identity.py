@@ -305,7 +305,7 @@ def test_join_offers_the_look_alike_guest_and_the_seat_goes_to_it(bot: BotUnderT
     (button,) = (b for row in joined.buttons for b in row)
     assert button["text"] == "I am Dan"  # … and may say they are the guest who played
     claimed = bot.press(dan, chat, joined.message_id, button["callback_data"])
-    assert any("Dan is Dan now" in t for t in claimed.texts)
+    assert any("You are Dan here now" in t for t in claimed.texts)  # his own name: issue 37
     assert "3. Cat\n4. Dan" in "\n".join(bot.say(ann, "/players", chat).texts)
     bot.say(ann, "/dealer Dan", chat)
     bot.say(dan, "/hu me zimo", chat)

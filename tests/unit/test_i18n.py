@@ -147,8 +147,42 @@ def test_rendering_in_zh(reply: r.Reply) -> None:
 def test_an_error_in_zh_translates_the_message_its_problem_and_its_usage() -> None:
     out = Renderer("zh").error(
         N_("This hand cannot be scored: {problem}"),
-        {"problem": N_("天胡 is the dealer's win")},
+        {
+            "problem": N_(
+                "天胡 is the dealer's win, and {dealer} deals (a non-dealer's win on the first"
+                " draw is 地胡 dihu)"
+            ),
+            "dealer": "老王",
+        },
         N_("/hu <winner> <how> [pattern] [flags]"),
     )
-    assert "这一局没法计分：天胡只能是庄家胡" in out.text
+    assert "这一局没法计分：天胡只能是庄家胡，现在的庄家是 老王" in out.text
     assert "/hu &lt;赢家&gt; &lt;胡法&gt; [牌型] [加番]" in out.text
+
+
+#: Four Latin words in a row: an English sentence (names, commands and units are shorter).
+ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[ ,;:'’]+[A-Za-z]{2,}){3,}")
+#: What a Chinese text may carry in Latin letters: placeholders, markup, and commands with
+#: their arguments as typed (`/set stake mahjong 1`).
+WRITTEN_AS_TYPED = re.compile(r"\{[^}]*\}|<[^>]*>|/[a-z_]+(?: [^\s，。；：（）、]+)*")
+
+
+def english_in(text: str) -> list[str]:
+    return ENGLISH.findall(WRITTEN_AS_TYPED.sub("", text))
+
+
+def test_the_english_check_finds_a_sentence_and_lets_commands_be() -> None:
+    corrupted = "{n} 局{n} games have a stake of their own already: take one off first"
+    assert english_in(corrupted) == ["stake of their own already: take one off first"]
+    assert english_in("用 /set stake mahjong 1 设定，或 /set 底分 关。") == []
+    assert english_in("{name} 胡：<b>qys pph</b>") == []
+
+
+def test_no_chinese_message_carries_an_english_sentence() -> None:
+    """Issue 37: two entries had English sentences glued to them (the card's header, /me)."""
+    problems = []
+    for m in zh_messages():
+        for text in [m.string] if isinstance(m.string, str) else m.string:
+            if found := english_in(text):
+                problems.append(f"{m.id!r}: {found}")
+    assert not problems, "\n".join(problems)

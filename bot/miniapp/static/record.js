@@ -217,7 +217,7 @@ export function recordPage(data, reload) {
       busy = false;
       if (got.limited) { toast(got.error, true); refresh(); return; }  // pressed again later
       if (!got.ok) { answer = { ok: false, error: got.error }; toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
-      if (got.ask) { result = { ask: true, html: got.reply, event: got.event }; refresh(); return; }  // the two-minute rule
+      if (got.ask) { result = { ask: true, html: got.reply, event: got.event, near: got.near }; refresh(); return; }  // the two-minute rule
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
       toast(t("saved"));
       result = { html: got.reply, event: got.undone ? null : got.event };
@@ -232,7 +232,7 @@ export function recordPage(data, reload) {
     result.key = result.key || uuid();
     busy = true; refresh();
     try {
-      const got = await api("again", { key: result.key, event: result.event });
+      const got = await api("again", { key: result.key, event: result.event, near: result.near ?? null });
       busy = false;
       if (!got.ok) { toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
       toast(t("saved"));
