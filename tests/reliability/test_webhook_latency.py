@@ -49,7 +49,8 @@ def member(i: int) -> dict[str, Any]:
 
 def hand(i: int) -> str:
     """The i-th of 64 different hands: the burst lands in any order, and a hand right after
-    the same hand would ask first (the two-minute rule) instead of recording."""
+    the same hand would ask first (the two-minute rule) instead of recording; one of the same
+    winner and way with other flags asks too (a near repeat, kept to be answered)."""
     winner = "ABCD"[i % 4]
     hows = ["zimo", *(f"pao {other}" for other in "ABCD" if other != winner)]
     return f"/hu {winner} {hows[i // 4 % 4]}" + ("", " pph", " qys", " pph qys")[i // 16 % 4]
@@ -123,6 +124,7 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
         with engine.connect() as conn:
             recorded = conn.execute(text("SELECT count(*) FROM event WHERE kind = 'hand'"))
             hands_recorded = recorded.scalar_one()
+            asked = conn.execute(text("SELECT count(*) FROM near_repeat")).scalar_one()
     finally:
         engine.dispose()
     print(
@@ -133,7 +135,8 @@ def test_fifty_members_and_forty_charts(emulator: EmulatorProcess, tmp_path: Pat
         f"webhook answers: {MEMBERS} hands at once: {describe(hand_times)}; {CHARTS} /chart "
         f"at once: {describe(chart_times)}; replies sent {replies}"
     )
-    assert hands_recorded == MEMBERS
+    # a hand landing right after one of the same winner and way (other flags) asks first
+    assert hands_recorded + asked == MEMBERS and hands_recorded >= MEMBERS // 2
     assert max(hand_times) < LIMIT and max(chart_times) < 3 * LIMIT
     # each hand's reply, sent before its answer (a chart's quotes a message this emulator never
     # saw: refused for good, as Telegram would)

@@ -145,6 +145,13 @@ class _Record:
         return self.undone_by is None
 
 
+def near(same: object) -> list[tuple[int, str, int | None]]:
+    """A hand's winners with their way and payer: the same with other flags is a near repeat,
+    asked about too (issue 37); none for a drawn hand."""
+    clauses = same if isinstance(same, tuple) else ()
+    return sorted((c.winner, c.how.value, c.discarder) for c in clauses if isinstance(c, _Clause))
+
+
 class _Ledger:
     """One chat with one table: numbered events, balances per seat, the dealer."""
 
@@ -183,7 +190,12 @@ class _Ledger:
         (undone or not) is a live hand with the same content (the script is faster than two
         minutes)."""
         last = next((r for r in reversed(self.records) if r.kind != "undo"), None)
-        return last is not None and last.kind == "hand" and last.live and last.same == same
+        return (
+            last is not None
+            and last.kind == "hand"
+            and last.live
+            and (last.same == same or near(last.same) == near(same) != [])
+        )
 
     def last_live(self) -> _Record | None:
         return next((r for r in reversed(self.records) if r.live and r.kind != "undo"), None)
