@@ -101,7 +101,10 @@ def room(engine: Engine) -> Room | None:
 def make_room(engine: Engine) -> bool:
     """Fold the WAL back into the database file and empty it; False when it could not (no
     room for the file to grow, or a reader held it)."""
-    conn = engine.raw_connection()  # outside any transaction: a checkpoint cannot run in one
+    try:
+        conn = engine.raw_connection()  # outside any transaction: a checkpoint cannot run in one
+    except exc.OperationalError:  # not even a connection (as before, when it was one)
+        return False
     try:
         cursor = conn.cursor()
         cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
