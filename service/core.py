@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from scoring.games import EventKind
 from service import (
     admin,
+    fees,
     free,
     identity,
     k510,
@@ -38,6 +39,7 @@ from service.requests import (
     Again,
     Answered,
     Claim,
+    Fee,
     Gang,
     Hu,
     IAm,
@@ -85,6 +87,7 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Report: k510.report,
     Score: free.score,
     Pay: free.pay,
+    Fee: fees.fee,
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,

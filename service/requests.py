@@ -193,6 +193,19 @@ class Pay:
 
 
 @dataclass(frozen=True)
+class Fee:
+    """`/fee 120 台费 [paid 老王 | all | 小李 阿张]`: a cost beside the score, in money, shared
+    equally by the open table's players, the sitting's (`everyone`), or those named; with
+    `payer`, that player paid it for them."""
+
+    amount: Fraction
+    what: str
+    payer: PlayerRef | None = None
+    players: tuple[PlayerRef, ...] = ()
+    everyone: bool = False
+
+
+@dataclass(frozen=True)
 class Undo:
     event_id: int | None = None  # a button or a reply names the event
     hand_no: int | None = None  # `/undo 7`: the open table's hand #7 of the season
@@ -340,6 +353,7 @@ Request = (
     | Report
     | Score
     | Pay
+    | Fee
     | Undo
     | Again
     | Answered

@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.commands import admin, free, k510, mahjong, tables, undo, views
+from bot.commands import admin, fees, free, k510, mahjong, tables, undo, views
 from bot.i18n import N_
 from service.requests import (
     Chart,
     Export,
+    Fee,
     Gang,
     Help,
     History,
@@ -138,6 +139,17 @@ COMMANDS: tuple[Command, ...] = (
         free.parse_pay,
         aliases=("付",),
         menu=N_("record a transfer: /pay A B 5"),
+    ),
+    Command(
+        "fee",
+        N_(
+            "/fee <amount> <what> [paid <payer> | all | <players>…] · /fee 120 台费 · "
+            "/fee 120 台费 paid 老王 · /fee 30 茶水 小李 阿张"
+        ),
+        (Fee,),
+        fees.parse_fee,
+        aliases=("台费", "费用"),
+        menu=N_("a cost beside the score, split: /fee 120 台费"),
     ),
     Command(
         "undo",

@@ -51,6 +51,7 @@ UNIT: dict[str, str] = {
     Unit.MAHJONG: N_("Mahjong points"),
     Unit.K510: N_("510K scores"),
     Unit.FREE: N_("Free points"),
+    Unit.MONEY: N_("Fees"),
 }
 
 SETTING = {

@@ -179,7 +179,7 @@ _PRUNE_PG = delete(processed_update).where(  # rows another transaction holds ar
 _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.table_id == bindparam("table_id"),
     event.c.season_id == bindparam("season_id"),
-    event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
+    event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value, EventKind.FEE.value]),
 )
 _undo, _undone = event.alias("undo"), event.alias("undone")
 _LIVE_HANDS_OF_SEASON = (  # its hands (the season-kind index alone) less those undone

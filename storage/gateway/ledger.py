@@ -29,8 +29,12 @@ from storage.models import (
 )
 from storage.types import exact_amount
 
-RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
-NUMBERED = (EventKind.HAND.value, EventKind.PAY.value)  # what takes a hand number: /history's
+RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY, EventKind.FEE)  # what /undo reverts
+NUMBERED = (  # what takes a hand number: /history's
+    EventKind.HAND.value,
+    EventKind.PAY.value,
+    EventKind.FEE.value,
+)
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**31 - 1  # above every event number (an INTEGER), and a LIMIT of "all"
 EXPORT_BATCH = 5000  # rows fetched at a time (a round trip each on PostgreSQL)
