@@ -165,6 +165,8 @@ def in_money(
     games, left_out = [], []
     for unit in sorted(by_unit, key=Unit.order):
         stake = Fraction(1) if Unit.of(unit) is Unit.MONEY else stake_of(chat, unit)  # a fee
+        if stake == 1 and Unit.of(unit) is Unit.MONEY and not any(by_unit[unit].values()):
+            continue  # a fee undone, or owed only to the house: nothing to square
         if stake is None:
             if any(by_unit[unit].values()):
                 left_out.append(unit)
