@@ -141,17 +141,6 @@ COMMANDS: tuple[Command, ...] = (
         menu=N_("record a transfer: /pay A B 5"),
     ),
     Command(
-        "fee",
-        N_(
-            "/fee <amount> <what> [paid <payer> | all | <players>…] · /fee 120 台费 · "
-            "/fee 120 台费 paid 老王 · /fee 30 茶水 小李 阿张"
-        ),
-        (Fee,),
-        fees.parse_fee,
-        aliases=("台费", "费用"),
-        menu=N_("a cost beside the score, split: /fee 120 台费"),
-    ),
-    Command(
         "undo",
         N_("/undo [hand number]"),
         (Undo,),
@@ -277,6 +266,17 @@ COMMANDS: tuple[Command, ...] = (
     Command("reset", N_("/reset [confirm]"), (Reset,), admin.parse_reset, who=Who.ADMINS),
     Command("link", N_("/link <guest> @<username>"), (Link,), admin.parse_link, who=Who.ADMINS),
     Command("unlink", N_("/unlink <player>"), (Unlink,), admin.parse_unlink, who=Who.ADMINS),
+    Command(
+        "fee",
+        N_(
+            "/fee <amount> <what> [paid <payer> | all | <players>…] · /fee 120 台费 · "
+            "/fee 120 台费 paid 老王 · /fee 30 茶水 小李 阿张"
+        ),
+        (Fee,),
+        fees.parse_fee,
+        aliases=("台费", "费用"),
+        menu=N_("a cost beside the score, split: /fee 120 台费"),
+    ),
 )
 
 BY_NAME: Mapping[str, Command] = {command.name: command for command in COMMANDS}

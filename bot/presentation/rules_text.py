@@ -375,6 +375,12 @@ FREE_HELP = N_(
 )
 
 
+FEE_HELP = N_(
+    "Fees beside the score, in money: /fee 120 台费 (the table's players share it) · "
+    "/fee 120 台费 paid 老王 (老王 paid for everyone) · /fee 30 茶水 小李 阿张 · /fee 120 台费 all"
+)
+
+
 TILES_HELP = N_(
     "Tiles instead of pattern words: /hu A zimo 11122233344455m · /hu A pao C [777p] "
     "123m456m789s55s (m 万 p 筒 s 条 z 字; [777p] exposed, (9999m) concealed kong)"
@@ -388,7 +394,17 @@ PEOPLE_HELP = N_(
 
 
 def help_text(_: Gettext) -> str:
-    return _(HELP) + "\n" + _(PEOPLE_HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)
+    return (
+        _(HELP)
+        + "\n"
+        + _(PEOPLE_HELP)
+        + "\n"
+        + _(TILES_HELP)
+        + "\n"
+        + _(FREE_HELP)
+        + "\n"
+        + _(FEE_HELP)
+    )
 
 
 def rules(_: Gettext, v: RulesView) -> Out:
