@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from sqlalchemy.engine import Connection
@@ -26,6 +26,7 @@ from service.ledger import player_names
 from service.names import clean_title
 from service.rating import SITTING_GAP, hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
+from service.sittings import gap_of
 from service.squaring import Money, fee_par, in_money, par_of, par_weights, plan
 from service.views import season_for
 from storage.gateway import chats, records
@@ -171,13 +172,16 @@ def _best(
 # --- the night: /summary ---------------------------------------------------------------------
 
 
-def night(db: Connection, chat_id: int) -> Card | Info:
-    """The card of the chat's last night (its hands since play last paused for six hours)."""
+def night(db: Connection, chat_id: int, before: int | None = None) -> Card | Info:
+    """The card of the chat's last night (its hands since play last paused for the idle gap,
+    six hours unless `/set idle` says otherwise); `before`: the night that ended before the
+    chat's record number `before` (a sitting a table nobody closed ended)."""
     chat = chats.get_chat(db, chat_id)
     season = chats.current_season(db, chat_id)
     if chat is None or season is None:
         return Info(N_("Nothing has been recorded in this chat yet."))
-    events = night_events(db, season.id)
+    since = chat.sitting_from if before is None else 0  # this sitting's, or the one before
+    events = night_events(db, season.id, before=before, since=since, gap=gap_of(chat))
     live = [e for e in reversed(events) if e.undone_by is None]
     if not live:
         return Info(N_("No hands recorded yet."))
@@ -207,14 +211,22 @@ def _record(e: EventRow, transfers: Sequence[TransferRow]) -> Record:
     )
 
 
-def night_events(db: Connection, season_id: int) -> Sequence[EventRow]:
-    """The season's records newest first, back to the last pause of play (undone ones count
-    as play): read in growing pages, so a night costs what it holds."""
+def night_events(
+    db: Connection,
+    season_id: int,
+    *,
+    before: int | None = None,
+    since: int = 0,
+    gap: timedelta = SITTING_GAP,
+) -> Sequence[EventRow]:
+    """The season's records newest first (numbered from `since`, the sitting's first, and
+    below `before`), back to the last pause of play longer than `gap` (undone ones count as
+    play): read in growing pages, so a night costs what it holds."""
     rows: list[EventRow] = []
     for page in NIGHT_PAGES:
-        rows = book.hands(db, season_id, limit=page)
+        rows = book.hands(db, season_id, limit=page, before=before, since=since)
         for i in range(1, len(rows)):
-            if rows[i - 1].created_at - rows[i].created_at > SITTING_GAP:
+            if rows[i - 1].created_at - rows[i].created_at > gap:
                 return rows[:i]
         if len(rows) < page:
             break

@@ -10,6 +10,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -25,6 +26,7 @@ from service import (
     mahjong,
     people,
     repeats,
+    sittings,
     stakes,
     tables,
 )
@@ -34,7 +36,7 @@ from service.errors import N_, ServiceError
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
-from service.replies import Info, Recorded, Reply
+from service.replies import Info, Recorded, Reply, SittingClosed
 from service.requests import (
     Again,
     Answered,
@@ -131,6 +133,10 @@ def answered(tx: Tx, req: Answered) -> Reply:
     return reply
 
 
+#: What plays at the open table: a table nobody closed closes itself before it
+#: (`service.sittings`), and it plays at the new sitting's table.
+AT_THE_TABLE = (Hu, Gang, Liuju, Report, Score, Pay, Fee, Join, Seats, SetDealer, Sub, Leave)
+
 WRITES[Again] = again
 WRITES[Answered] = answered
 
@@ -142,6 +148,7 @@ class Answer:
 
     reply: Reply
     lang: str
+    notice: SittingClosed | None = None  # sent after the reply: a table nobody closed closed
 
 
 class Service:
@@ -149,8 +156,9 @@ class Service:
     the chat locked, the update claimed), a read in a snapshot; from the event loop, both in a
     worker thread (`perform`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, now: Callable[[], datetime] = book.now) -> None:
         self.engine = engine
+        self.now = now  # the clock a table nobody closed is measured by (a test's own)
         self.uow = UnitOfWork(engine)
         self.app = AppAccess(self.uow)  # the Mini App's: its links, its live mark, its screens
 
@@ -201,9 +209,8 @@ class Service:
         with self.uow.chat(chat, thread, update, make=self._tx(ctx)) as tx:
             return self._apply(tx, request, use_case)
 
-    @staticmethod
-    def _tx(ctx: Ctx) -> Callable[..., Tx]:
-        return functools.partial(Tx, ctx=ctx)
+    def _tx(self, ctx: Ctx) -> Callable[..., Tx]:
+        return functools.partial(Tx, ctx=ctx, now=self.now())
 
     def _apply(self, tx: Tx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         ctx = tx.ctx
@@ -216,11 +223,14 @@ class Service:
             chats.save_settings(tx.db, tx.chat)
         if tx.earlier is not None:
             return Answer(self._repeat(tx, tx.earlier[0]), self._shown(tx))
+        closed = None
+        if isinstance(request, AT_THE_TABLE):
+            closed = sittings.close_idle(tx, tx.now or book.now())
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
-            return Answer(question.ask, self._shown(tx))
-        return Answer(reply, self._shown(tx))
+            return Answer(question.ask, self._shown(tx), closed)
+        return Answer(reply, self._shown(tx), closed)
 
     @staticmethod
     def _shown(tx: Tx) -> str:

@@ -21,6 +21,7 @@ from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.replies import Recorded
 from service.requests import Fee, PlayerRef
+from service.sittings import gap_of
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book
@@ -97,7 +98,8 @@ def _pool(tx: Tx, seated: Sequence[PlayerRow], *, wide: bool) -> list[PlayerRow]
     if not wide:
         return list(seated)
     ids = [p.id for p in seated]
-    for e in reversed(night_events(tx.db, tx.season.id)):
+    night = night_events(tx.db, tx.season.id, since=tx.chat.sitting_from, gap=gap_of(tx.chat))
+    for e in reversed(night):
         if e.undone_by is None:
             ids += [pid for pid in e.data.get("seats") or () if isinstance(pid, int)]
     ids = list(dict.fromkeys(ids))

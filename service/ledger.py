@@ -95,6 +95,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         data={"target": target.id, "hand_no": target.hand_no},
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
+        at=tx.now,
     )
     tx.event_id, tx.tail = record.id, None  # the table's records changed
     book.mark_undone(tx.db, target.id, record.id)
@@ -260,6 +261,7 @@ def record(
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
         tiles=tiles,
+        at=tx.now,
     )
     tx.event_id, tx.tail = event.id, None  # the table's records changed
     return event

@@ -61,7 +61,7 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
         case Rating():
             return rating.rating_view(db, ctx.chat_id)
         case Summary():
-            return cards.night(db, ctx.chat_id)
+            return cards.night(db, ctx.chat_id, request.before)
         case SeasonCard():
             return cards.season_card(db, ctx.chat_id, request.season)
     raise TypeError(f"no use case for {type(request).__name__}")

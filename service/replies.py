@@ -543,6 +543,19 @@ class Card:
         return f"jifen-season-{self.season}.png" if self.season else f"jifen-{when}.png"
 
 
+@dataclass(frozen=True)
+class SittingClosed:
+    """A table with no record for the idle gap closed itself at this command (`service.sittings`):
+    how long it sat idle, its last record's time, where the new sitting's records start (the
+    card's button shows the records before `before`), its game, the chat's time zone."""
+
+    hours: int
+    last_at: datetime
+    before: int
+    game: str
+    tz: str = "UTC"
+
+
 Reply = (
     Recorded
     | StatsView
@@ -576,4 +589,5 @@ Reply = (
     | MeElsewhere
     | RatingView
     | Card
+    | SittingClosed
 )

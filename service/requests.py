@@ -293,13 +293,14 @@ class Setting(StrEnum):
     ZEROSUM = "zerosum"
     TZ = "tz"
     RATING = "rating"
+    IDLE = "idle"  # minutes without a record after which a table closes itself (0: never)
 
 
 @dataclass(frozen=True)
 class SetOption:
     key: Setting
     value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
-    # tz an IANA zone name as zoneinfo spells it
+    # tz an IANA zone name as zoneinfo spells it, idle whole minutes as text ("0": off)
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,11 @@ class Rating:
 
 @dataclass(frozen=True)
 class Summary:
-    """`/summary`: the night's card (the chat's hands since play last paused for six hours)."""
+    """`/summary`: the night's card (the chat's hands since play last paused for six hours);
+    `before`: the night that ended before the chat's record number `before` (the card offered
+    when a table nobody closed closes itself)."""
+
+    before: int | None = None
 
 
 @dataclass(frozen=True)

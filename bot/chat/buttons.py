@@ -217,7 +217,8 @@ async def card(
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     try:
-        answered = await run(update, context, Summary(), "[card]")
+        before = int(arg) if arg else None  # parse_press checked it
+        answered = await run(update, context, Summary(before), "[card]")
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return

@@ -82,6 +82,8 @@ async def answer(update: Update, context: Context, message: Message, typed: Type
         await refuse(update, context, message, err)
         return
     await send_reply(update, context, message, renderer_of(answered), answered.reply)
+    if answered.notice is not None:  # a table nobody closed closed: the night's card offered
+        await send_reply(update, context, message, renderer_of(answered), answered.notice)
 
 
 async def refuse(

@@ -61,4 +61,5 @@ SETTING = {
     "zerosum": N_("zero-sum 510K scores"),
     "tz": N_("time zone"),
     "rating": N_("skill rating (/rating)"),
+    "idle": N_("a table with no record closes itself after"),
 }

@@ -135,5 +135,6 @@ RENDERERS: Mapping[type[Any], Render] = dict(
         _entry(r.RatingView, render_beyond.rating),
         _entry(r.Card, render_beyond.card),
         _entry(r.Info, info),
+        _entry(r.SittingClosed, render_beyond.sitting_closed),
     ]
 )

@@ -421,11 +421,20 @@ SWITCH = {"on": N_("on"), "off": N_("off")}
 LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
 
 
+def duration(_: Gettext, minutes: int) -> str:
+    """`6 h`, `90 min`: the gap of /set idle."""
+    if minutes % 60:
+        return _("{n} min", n=minutes)
+    return _("{n} h", n=minutes // 60)
+
+
 def setting_changed(_: Gettext, v: SettingChanged) -> Out:
     if v.value in SWITCH:
         value = _(SWITCH[v.value])
     elif v.key == "tz":
         value = escape(zone_label(v.value))
+    elif v.key == "idle":
+        value = duration(_, int(v.value)) if v.value != "0" else _("never (off)")
     else:
         value = escape(LANGUAGE_NAMES.get(v.value, v.value))
     return Out(_("Set {key}: {value}.", key=_(labels.SETTING[v.key]), value=value))
