@@ -25,21 +25,24 @@ from service import (
     ledger,
     mahjong,
     people,
+    plans,
     repeats,
     sittings,
     stakes,
     tables,
 )
 from service.app import AppAccess
-from service.context import Ctx
+from service.context import Actor, Ctx
 from service.errors import N_, ServiceError
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
-from service.replies import Info, Recorded, Reply, SittingClosed
+from service.replies import Info, PlanReminder, Recorded, Reply, SittingClosed
 from service.requests import (
     Again,
     Answered,
+    Arrange,
+    CancelPlan,
     Claim,
     Fee,
     Gang,
@@ -52,6 +55,9 @@ from service.requests import (
     Merge,
     NewTable,
     Pay,
+    Plans,
+    PollPosted,
+    PollVote,
     Rename,
     Report,
     Request,
@@ -68,6 +74,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
+from storage.gateway import plans as plan_book
 from storage.unit_of_work import UnitOfWork
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
@@ -90,6 +97,10 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Score: free.score,
     Pay: free.pay,
     Fee: fees.fee,
+    Arrange: plans.arrange,
+    CancelPlan: plans.cancel,
+    PollPosted: plans.posted,
+    PollVote: plans.vote,
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,
@@ -247,10 +258,50 @@ class Service:
         view = ledger.hand_views(tx.db, [event])[0]
         return Recorded(view=view, repeated=True, archived_season=archived)
 
+    def plan_chat(self, poll_id: str) -> tuple[int, int] | None:
+        """The chat and topic of the /yue poll `poll_id` (a vote's update names no chat)."""
+        with self.uow.read() as db:
+            row = plan_book.plan_by_poll(db, poll_id)
+        return None if row is None else (row.chat_id, row.thread_id)
+
+    def due_reminders(self, now: datetime | None = None) -> list[PlanReminder]:
+        """The reminders of the games starting within `plans.REMINDER_LEAD`, each claimed in
+        its chat's transaction (marked sent: another worker, or this one after a restart, does
+        not send it again). Sent by the caller after this returns: at most once."""
+        now = now or self.now()
+        with self.uow.read() as db:
+            due = plan_book.due(db, now, plans.REMINDER_LEAD)
+        out: list[PlanReminder] = []
+        for chat_id, ids in plans.by_chat(due).items():
+            ctx = Ctx(chat_id=chat_id, actor=Actor(None, ""))
+            make = functools.partial(Tx, ctx=ctx, now=now)
+            with self.uow.chat(chat_id, 0, None, make=make) as tx:
+                for plan_id in ids:
+                    if not plan_book.claim_reminder(tx.db, plan_id, now):
+                        continue
+                    row = plan_book.plan_by_id(tx.db, plan_id)
+                    assert row is not None
+                    said = plan_book.answers(tx.db, [plan_id])[plan_id]
+                    out.append(
+                        PlanReminder(
+                            chat_id=row.chat_id,
+                            thread_id=row.thread_id,
+                            line=plans.plan_line(row, said),
+                            mentions=plans.mentions(said),
+                            tz=tx.chat.tz,
+                            lang=shown(tx.chat.lang, None),
+                            minutes=max(0, -int((now - row.at).total_seconds() // 60)),
+                        )
+                    )
+        return out
+
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with self.uow.read() as db:
             chat = chats.get_chat(db, ctx.chat_id)
-            reply = look(db, ctx, request)
+            if isinstance(request, Plans):  # what is still to come: by the service's clock
+                reply: Reply = plans.plans_view(db, ctx, self.now())
+            else:
+                reply = look(db, ctx, request)
             lang = chat.lang if chat else None
         if lang is None and chat is not None:  # a look sets a known chat's first language;
             # in a chat with no record yet it keeps nothing (`/help` before `/new`)

@@ -556,6 +556,66 @@ class SittingClosed:
     tz: str = "UTC"
 
 
+@dataclass(frozen=True)
+class PlanLine:
+    """One arranged game: its number in the list, when, which game, how many make the table,
+    who arranged it, who said they come and how many said no."""
+
+    number: int
+    at: datetime
+    game: str
+    seats: int
+    by: str
+    coming: tuple[str, ...] = ()
+    not_coming: int = 0
+
+
+@dataclass(frozen=True)
+class PlanMade:
+    """`/yue …`: the game arranged; the bot posts its poll (`plan_id`), then keeps its id."""
+
+    plan_id: int
+    line: PlanLine
+    tz: str
+    lead: int  # minutes before the game when those who come are reminded
+
+
+@dataclass(frozen=True)
+class PlansView:
+    """`/yue`: the games arranged, soonest first."""
+
+    plans: tuple[PlanLine, ...]
+    tz: str
+
+
+@dataclass(frozen=True)
+class PlanCancelled:
+    line: PlanLine
+    tz: str
+
+
+@dataclass(frozen=True)
+class PlanNoted:
+    """A vote or the poll's ids kept; `full`: this vote made the table full (said once)."""
+
+    full: PlanLine | None = None
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
+class PlanReminder:
+    """The reminder of an arranged game, to those who said they come (`mentions`: their user
+    ids and names), sent once."""
+
+    chat_id: int
+    thread_id: int
+    line: PlanLine
+    mentions: tuple[tuple[int, str], ...]
+    tz: str
+    lang: str
+    minutes: int = 30  # until the game
+
+
 Reply = (
     Recorded
     | StatsView
@@ -590,4 +650,9 @@ Reply = (
     | RatingView
     | Card
     | SittingClosed
+    | PlanMade
+    | PlansView
+    | PlanCancelled
+    | PlanNoted
+    | PlanReminder
 )

@@ -206,6 +206,57 @@ class Fee:
 
 
 @dataclass(frozen=True)
+class When:
+    """A time as typed for /yue, read in the chat's time zone when the game is arranged:
+    `day` "" (the next time that hour comes), "today", "tomorrow", "after" (后天), "weekday"
+    (`value` 0 = Monday … 6), or "date" (`value` = month × 100 + day); `half` "am"/"pm" when
+    said (上午/晚上, am/pm), else "" (an hour from 1 to 11 is then taken as p.m.: an evening)."""
+
+    day: str
+    value: int
+    hour: int
+    minute: int
+    half: str = ""
+
+
+@dataclass(frozen=True)
+class Arrange:
+    """`/yue 周五 20:00 麻将`: the next game, with a poll of who comes."""
+
+    when: When
+    game: str = ""
+
+
+@dataclass(frozen=True)
+class Plans:
+    """`/yue` alone: the games arranged and who said they come."""
+
+
+@dataclass(frozen=True)
+class CancelPlan:
+    """`/yue cancel [n]`: the arranged game `n` of the list (None: the next one) called off."""
+
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class PollPosted:
+    """The bot posted the poll of arranged game `plan_id`: its poll and message ids kept."""
+
+    plan_id: int
+    poll_id: str
+    message_id: int
+
+
+@dataclass(frozen=True)
+class PollVote:
+    """A member answered a /yue poll (`option_ids` empty: the vote retracted)."""
+
+    poll_id: str
+    option_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Undo:
     event_id: int | None = None  # a button or a reply names the event
     hand_no: int | None = None  # `/undo 7`: the open table's hand #7 of the season
@@ -359,6 +410,11 @@ Request = (
     | Score
     | Pay
     | Fee
+    | Arrange
+    | Plans
+    | CancelPlan
+    | PollPosted
+    | PollVote
     | Undo
     | Again
     | Answered

@@ -11,7 +11,7 @@ from typing import Any
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
-from bot.chat import cards, files
+from bot.chat import cards, files, plans
 from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.miniapp.link import me_page
@@ -19,7 +19,16 @@ from bot.miniapp.members import current_groups
 from bot.presentation.out import Button, Out
 from bot.presentation.render import Renderer
 from bot.presentation.render_beyond import ME_OPEN
-from service.replies import Card, ChartData, ExportData, MeElsewhere, MeView, Reply, ResetDone
+from service.replies import (
+    Card,
+    ChartData,
+    ExportData,
+    MeElsewhere,
+    MeView,
+    PlanMade,
+    Reply,
+    ResetDone,
+)
 
 #: t.me/<bot>?start=me: the private chat with the bot opens with /start me (/me there).
 DEEP_LINK = "me"
@@ -103,4 +112,5 @@ SENDERS: Mapping[type, Sender] = {
     ResetDone: _archived,
     MeView: _me,
     MeElsewhere: _elsewhere,
+    PlanMade: plans.made,  # then its poll
 }

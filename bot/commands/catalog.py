@@ -15,9 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.commands import admin, fees, free, k510, mahjong, tables, undo, views
+from bot.commands import admin, fees, free, k510, mahjong, tables, undo, views, yue
 from bot.i18n import N_
 from service.requests import (
+    Arrange,
+    CancelPlan,
     Chart,
     Export,
     Fee,
@@ -35,6 +37,7 @@ from service.requests import (
     NewTable,
     OpenApp,
     Pay,
+    Plans,
     Rating,
     Rename,
     Report,
@@ -276,6 +279,19 @@ COMMANDS: tuple[Command, ...] = (
         fees.parse_fee,
         aliases=("台费", "费用"),
         menu=N_("a cost beside the score, split: /fee 120 台费"),
+    ),
+    Command(
+        "yue",
+        N_(
+            "/yue <when> [game] · /yue 周五 20:00 麻将 · /yue 明天 8点 · /yue 20:00 · "
+            "/yue fri 8pm · /yue (what is arranged) · /yue cancel [n] — a day: 今天 明天 后天 "
+            "周五 fri 12-25; a time: 20:00 8点 8点半 8pm (1–11 without am/上午: p.m.)"
+        ),
+        (Arrange, Plans, CancelPlan),
+        yue.parse_yue,
+        aliases=("约", "约局", "约牌"),
+        menu=N_("arrange the next game, with a poll: /yue 周五 20:00 麻将"),
+        who=Who.ASKED,  # whoever arranged a game, or an admin, may call it off
     ),
 )
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.console.offline import UploadedFile
+from tests.emulator.polls import PollsMixin
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -587,7 +588,7 @@ def update_chat_id(update: Mapping[str, Any]) -> int | None:
 # ---------------------------------------------------------------- the API
 
 
-class FakeBotApi:
+class FakeBotApi(PollsMixin):
     """An in-memory Bot API: chats, members, an update queue and the bot's outbox."""
 
     def __init__(

@@ -4,13 +4,15 @@ caption with the fee as its own line, and the CSV."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from bot.app import build_application
 from bot.settings import Settings
+from tests.conftest import fresh_pg_database, migrated
 from tests.emulator.api import FakeBotApi
 from tests.emulator.request import EmulatorRequest
 from tests.integration.test_bot import (
@@ -26,10 +28,22 @@ from tests.integration.test_bot import (
 )
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def own_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A migrated engine on each backend, a database of its own (the bot's chats are fixed)."""
+    if request.param == "sqlite":
+        with migrated(f"sqlite:///{tmp_path}/jifen.sqlite3") as engine:
+            yield engine
+        return
+    with fresh_pg_database("jifen_fees") as url, migrated(url) as engine:
+        yield engine
+
+
 @pytest.fixture
-async def both(engine: Engine) -> AsyncIterator[Harness]:
+async def both(own_engine: Engine) -> AsyncIterator[Harness]:
     """The harness of `tests.integration.test_bot`, on SQLite and on PostgreSQL."""
-    api = FakeBotApi(first_update_id=42_000_000)  # the PostgreSQL database is shared
+    engine = own_engine
+    api = FakeBotApi()
     for chat in (GROUP, FORUM):
         api.add_chat(chat)
         for user in (*PLAYERS, ZHANG):

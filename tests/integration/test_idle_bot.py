@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.integration.test_bot import ANN, BOB, Harness
-from tests.integration.test_fees_bot import both
+from tests.integration.test_fees_bot import both, own_engine
 from tests.integration.test_idle_tables import Clock
 
-__all__ = ["both"]  # the fixture
+__all__ = ["both", "own_engine"]  # the fixtures
 
 
 async def test_the_next_evening_closes_the_table_and_offers_last_nights_card(
