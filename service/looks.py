@@ -16,6 +16,7 @@ from service.requests import (
     Export,
     Help,
     History,
+    LastNight,
     Me,
     Rating,
     Request,
@@ -61,6 +62,8 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
         case Rating():
             return rating.rating_view(db, ctx.chat_id)
         case Summary():
+            return cards.night(db, ctx.chat_id)
+        case LastNight():
             return cards.night(db, ctx.chat_id, request.before)
         case SeasonCard():
             return cards.season_card(db, ctx.chat_id, request.season)

@@ -366,11 +366,15 @@ class Rating:
 
 @dataclass(frozen=True)
 class Summary:
-    """`/summary`: the night's card (the chat's hands since play last paused for six hours);
-    `before`: the night that ended before the chat's record number `before` (the card offered
-    when a table nobody closed closes itself)."""
+    """`/summary`: the night's card (the chat's hands since play last paused for six hours)."""
 
-    before: int | None = None
+
+@dataclass(frozen=True)
+class LastNight:
+    """The card of the night that ended before the chat's record number `before`: offered
+    once when a table nobody closed closes itself (its button)."""
+
+    before: int
 
 
 @dataclass(frozen=True)
@@ -433,6 +437,7 @@ Request = (
     | Me
     | Rating
     | Summary
+    | LastNight
     | SeasonCard
     | SetStake
 )

@@ -27,7 +27,16 @@ from bot.i18n import N_
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
 from service.replies import Info, Recorded
-from service.requests import Again, Answered, Claim, Request, Reset, Summary, Undo
+from service.requests import (
+    Again,
+    Answered,
+    Claim,
+    LastNight,
+    Request,
+    Reset,
+    Summary,
+    Undo,
+)
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
@@ -217,8 +226,8 @@ async def card(
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     try:
-        before = int(arg) if arg else None  # parse_press checked it
-        answered = await run(update, context, Summary(before), "[card]")
+        night: Request = LastNight(int(arg)) if arg else Summary()  # parse_press checked it
+        answered = await run(update, context, night, "[card]")
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return

@@ -29,6 +29,7 @@ from service.requests import (
     Hu,
     IAm,
     Join,
+    LastNight,
     Leave,
     Link,
     Liuju,
@@ -255,12 +256,12 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("me", N_("/me (in a private chat with the bot)"), (Me,), aliases=("我的",)),
     Command("rating", N_("/rating"), (Rating,), aliases=("评分",)),
-    Command("summary", N_("/summary"), (Summary,), aliases=("战报", "总结")),
+    Command("summary", N_("/summary"), (Summary, LastNight), aliases=("战报", "总结")),
     Command(
         "set",
         N_(
             "/set stake 0.5 · /set stake mahjong 1 · /set lang zh|en · /set sisuang on|off · "
-            "/set zerosum on|off · /set tz Asia/Shanghai"
+            "/set zerosum on|off · /set tz Asia/Shanghai · /set idle 6h|off"
         ),
         (SetOption, SetStake),
         admin.parse_set,

@@ -51,7 +51,8 @@ def made(_: Gettext, v: PlanMade) -> Out:
 def listed(_: Gettext, v: PlansView) -> Out:
     if not v.plans:
         return Out(_("No game is arranged here. Arrange one: /yue 周五 20:00 麻将"))
-    lines = [f"<b>{_('Games arranged')}</b>"]
+    title = _("Games arranged")
+    lines = [f"<b>{title}</b>"]
     for line in v.plans:
         coming = ", ".join(escape(n) for n in line.coming) or "—"
         lines.append(

@@ -364,7 +364,7 @@ HELP = N_(
     "/me (your record, in a private chat)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake [game] 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai · "
-    "/set rating on|off\n"
+    "/set rating on|off · /set idle 6h|off\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "
     "Posting as a channel you can record hands and read, but not take a seat."
 )
@@ -372,6 +372,12 @@ HELP = N_(
 
 FREE_HELP = N_(
     "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
+)
+
+
+YUE_HELP = N_(
+    "The next game: /yue 周五 20:00 麻将 (a poll; those who come are reminded 30 minutes "
+    "before) · /yue (what is arranged) · /yue cancel"
 )
 
 
@@ -404,6 +410,8 @@ def help_text(_: Gettext) -> str:
         + _(FREE_HELP)
         + "\n"
         + _(FEE_HELP)
+        + "\n"
+        + _(YUE_HELP)
     )
 
 

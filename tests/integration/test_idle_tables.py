@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from service.core import Service
 from service.replies import Card, Info, Recorded, SettingChanged, SittingClosed
-from service.requests import Summary
+from service.requests import LastNight, Summary
 from tests.integration.helpers import Chat
 
 _chats = itertools.count(-9_423_000_000_000, -1)
@@ -68,7 +68,7 @@ def test_a_table_idle_for_six_hours_closes_at_the_next_hand(engine: Engine) -> N
     assert reply.dealer == "Bob"  # seat 1 dealt the new evening's first hand: Dan won, Bob next
     tonight = chat.press("Ann", Summary())
     assert isinstance(tonight, Card) and dict(tonight.hands) == {"mahjong": 1}  # not mixed
-    last_night = chat.press("Ann", Summary(before=notice.before))
+    last_night = chat.press("Ann", LastNight(notice.before))
     assert isinstance(last_night, Card) and dict(last_night.hands) == {"mahjong": 3}
     reply, notice = answer(chat, "Ann", "/hu Ann zimo")  # offered once: no notice again
     assert notice is None and isinstance(reply, Recorded) and reply.view.hand_no == 2
