@@ -220,11 +220,13 @@ class Service:
         with self.uow.chat(chat, thread, update, make=self._tx(ctx)) as tx:
             return self._apply(tx, request, use_case)
 
-    def _tx(self, ctx: Ctx) -> Callable[..., Tx]:
-        return functools.partial(Tx, ctx=ctx, now=self.now())
+    @staticmethod
+    def _tx(ctx: Ctx) -> Callable[..., Tx]:
+        return functools.partial(Tx, ctx=ctx)
 
     def _apply(self, tx: Tx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         ctx = tx.ctx
+        tx.now = self.now()  # the chat locked: its records are stamped in their order
         first_lang = of_telegram(ctx.actor.language) if tx.chat.lang is None else None
         if first_lang:  # the chat's first kept command: its sender's language, kept
             tx.chat.lang = first_lang

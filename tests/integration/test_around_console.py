@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.integration.test_console import console
 from tests.integration.test_table_state import replies
+
+pytestmark = pytest.mark.slow  # a console process
 
 EVENING = """\
 老王: /new mahjong
