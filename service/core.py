@@ -278,12 +278,16 @@ class Service:
             ctx = Ctx(chat_id=chat_id, actor=Actor(None, ""))
             make = functools.partial(Tx, ctx=ctx, now=now)
             with self.uow.chat(chat_id, 0, None, make=make) as tx:
+                tried = False  # the chat's table closes once, with its first reminder
                 for plan_id in ids:
                     if not plan_book.claim_reminder(tx.db, plan_id, now):
                         continue
                     row = plan_book.plan_by_id(tx.db, plan_id)
                     assert row is not None
                     said = plan_book.answers(tx.db, [plan_id])[plan_id]
+                    closed = None
+                    if row.thread_id == 0 and not tried:  # the players gather again: a
+                        tried, closed = True, sittings.close_idle(tx, now)  # table idle closes
                     out.append(
                         PlanReminder(
                             chat_id=row.chat_id,
@@ -293,6 +297,7 @@ class Service:
                             tz=tx.chat.tz,
                             lang=shown(tx.chat.lang, None),
                             minutes=max(0, -int((now - row.at).total_seconds() // 60)),
+                            closed=closed,
                         )
                     )
         return out

@@ -10,6 +10,15 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from service.hand_views import HandView
+
+# around the game (issue 42): kept in `service.replies_around`, part of the union
+from service.replies_around import PlanCancelled as PlanCancelled
+from service.replies_around import PlanLine as PlanLine
+from service.replies_around import PlanMade as PlanMade
+from service.replies_around import PlanNoted as PlanNoted
+from service.replies_around import PlanReminder as PlanReminder
+from service.replies_around import PlansView as PlansView
+from service.replies_around import SittingClosed as SittingClosed
 from service.requests import NewTable, Request
 
 
@@ -541,79 +550,6 @@ class Card:
         end = self.end if self.end.tzinfo is not None else self.end.replace(tzinfo=UTC)
         when = end.astimezone(ZoneInfo(self.tz)).strftime("%Y-%m-%d")
         return f"jifen-season-{self.season}.png" if self.season else f"jifen-{when}.png"
-
-
-@dataclass(frozen=True)
-class SittingClosed:
-    """A table with no record for the idle gap closed itself at this command (`service.sittings`):
-    how long it sat idle, its last record's time, where the new sitting's records start (the
-    card's button shows the records before `before`), its game, the chat's time zone."""
-
-    hours: int
-    last_at: datetime
-    before: int
-    game: str
-    tz: str = "UTC"
-
-
-@dataclass(frozen=True)
-class PlanLine:
-    """One arranged game: its number in the list, when, which game, how many make the table,
-    who arranged it, who said they come and how many said no."""
-
-    number: int
-    at: datetime
-    game: str
-    seats: int
-    by: str
-    coming: tuple[str, ...] = ()
-    not_coming: int = 0
-
-
-@dataclass(frozen=True)
-class PlanMade:
-    """`/yue …`: the game arranged; the bot posts its poll (`plan_id`), then keeps its id."""
-
-    plan_id: int
-    line: PlanLine
-    tz: str
-    lead: int  # minutes before the game when those who come are reminded
-
-
-@dataclass(frozen=True)
-class PlansView:
-    """`/yue`: the games arranged, soonest first."""
-
-    plans: tuple[PlanLine, ...]
-    tz: str
-
-
-@dataclass(frozen=True)
-class PlanCancelled:
-    line: PlanLine
-    tz: str
-
-
-@dataclass(frozen=True)
-class PlanNoted:
-    """A vote or the poll's ids kept; `full`: this vote made the table full (said once)."""
-
-    full: PlanLine | None = None
-    tz: str = "UTC"
-
-
-@dataclass(frozen=True)
-class PlanReminder:
-    """The reminder of an arranged game, to those who said they come (`mentions`: their user
-    ids and names), sent once."""
-
-    chat_id: int
-    thread_id: int
-    line: PlanLine
-    mentions: tuple[tuple[int, str], ...]
-    tz: str
-    lang: str
-    minutes: int = 30  # until the game
 
 
 Reply = (

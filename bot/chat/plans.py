@@ -86,6 +86,9 @@ async def remind(application: AnyApplication, now: datetime | None = None) -> in
         out = Renderer(reminder.lang).render(reminder)
         try:
             await post(application.bot, reminder.chat_id, reminder.thread_id, out)
+            if reminder.closed is not None:  # last night's table closed: its card offered
+                notice = Renderer(reminder.lang).render(reminder.closed)
+                await post(application.bot, reminder.chat_id, reminder.thread_id, notice)
         except Exception:  # one chat's failure (the bot removed) does not stop the others
             log.warning("a /yue reminder could not be sent", exc_info=True)
     return len(due)

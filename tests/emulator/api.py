@@ -1134,6 +1134,14 @@ class FakeBotApi(PollsMixin):
             raise bad_request("message is too long")
         raw = _Raw(text=raw_text, parse_mode=params.get("parse_mode"))
         body: JSON = {"text": text}
+        for entity in entities or ():  # a mention by id names the whole user, as Telegram does
+            if entity.get("type") == "text_mention":
+                known = self.users.get(entity["user"]["id"])
+                entity["user"] = (
+                    known.to_dict()
+                    if known
+                    else {**entity["user"], "is_bot": False, "first_name": "?"}
+                )
         if entities:
             body["entities"] = entities
         return self._send(state, params, raw, body)

@@ -94,3 +94,25 @@ async def test_cancel_is_for_whoever_arranged_it_or_an_admin(both: Harness) -> N
     assert "Called off" in await bot.text(ANN, "/yue cancel")  # Ann is the group's creator
     assert "No game is arranged here" in await bot.text(BOB, "/yue")
     assert "give the time of the game" in await bot.text(BOB, "/yue 周五")
+
+
+async def test_the_reminder_closes_last_nights_table(both: Harness) -> None:
+    """A table nobody closed closes at the next reminder too: the players gather again."""
+    bot = both
+    await bot.seat("mahjong")
+    await bot.say(ANN, "/hu Ann zimo")
+    entries = await bot.say(BOB, "/yue 明天 20:00 麻将")
+    assert "Arranged" in entries[0].plain_text
+    await vote(bot, CAT, next(iter(bot.api.polls)), [0])
+    service: Service = bot.app.bot_data["service"]
+    assert service.due_reminders(datetime.now(UTC) + timedelta(days=3)) == []  # over by then
+    seq = bot.api.last_seq
+    now = datetime.now(UTC)
+    tomorrow_8pm = datetime(now.year, now.month, now.day, 20, tzinfo=UTC) + timedelta(days=1)
+    assert await remind(bot.app, tomorrow_8pm - timedelta(minutes=30)) == 1
+    texts = [e.plain_text for e in bot.api.outbox_since(seq)]
+    assert "Cat" in texts[0] and "in 30 minutes" in texts[0]
+    assert "that sitting is closed" in texts[1]
+    entries = await bot.say(ANN, "/hu Bob zimo")
+    assert "Hand #1" in entries[0].plain_text  # the new sitting's
+    assert all("sitting is closed" not in e.plain_text for e in entries)
