@@ -182,6 +182,8 @@ def night(db: Connection, chat_id: int, before: int | None = None) -> Card | Inf
         return Info(N_("Nothing has been recorded in this chat yet."))
     since = chat.sitting_from if before is None else 0  # this sitting's, or the one before
     events = night_events(db, season.id, before=before, since=since, gap=gap_of(chat))
+    if not events and since:  # a new sitting, nothing played yet: the night before it
+        events = night_events(db, season.id, before=since, gap=gap_of(chat))
     live = [e for e in reversed(events) if e.undone_by is None]
     if not live:
         return Info(N_("No hands recorded yet."))

@@ -62,13 +62,17 @@ def test_a_table_idle_for_six_hours_closes_at_the_next_hand(engine: Engine) -> N
     reply, notice = answer(chat, "Ann", "/hu Cat zimo")
     assert notice is None and isinstance(reply, Recorded) and reply.view.hand_no == 3
     clock.ahead = timedelta(hours=12)  # the next evening
+    reply, closed = answer(chat, "Ann", "/dealer Ann")  # nothing played at the new table:
+    assert isinstance(closed, SittingClosed) and closed.hours >= 6
+    before = chat.press("Ann", Summary())  # /summary is still last night's
+    assert isinstance(before, Card) and dict(before.hands) == {"mahjong": 3}
     reply, notice = answer(chat, "Ann", "/hu Dan zimo")
-    assert isinstance(notice, SittingClosed) and notice.hours >= 6
+    assert notice is None
     assert isinstance(reply, Recorded) and reply.view.hand_no == 1  # a new sitting's table
     assert reply.dealer == "Bob"  # seat 1 dealt the new evening's first hand: Dan won, Bob next
     tonight = chat.press("Ann", Summary())
     assert isinstance(tonight, Card) and dict(tonight.hands) == {"mahjong": 1}  # not mixed
-    last_night = chat.press("Ann", LastNight(notice.before))
+    last_night = chat.press("Ann", LastNight(closed.before))
     assert isinstance(last_night, Card) and dict(last_night.hands) == {"mahjong": 3}
     reply, notice = answer(chat, "Ann", "/hu Ann zimo")  # offered once: no notice again
     assert notice is None and isinstance(reply, Recorded) and reply.view.hand_no == 2

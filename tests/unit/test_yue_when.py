@@ -4,16 +4,18 @@ by `service.plans.resolve` with a clock given (no real time): a day and a time, 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.commands.reader import ParseError
 from bot.commands.yue import parse_yue
 from service.errors import ServiceError
 from service.plans import resolve
-from service.requests import Arrange, CancelPlan, Plans
+from service.requests import Arrange, CancelPlan, Plans, When
 
 SHANGHAI = "Asia/Shanghai"
 # Wednesday 2026-12-09, 15:00 in Shanghai (07:00 UTC)
@@ -71,3 +73,32 @@ def test_no_such_day() -> None:
     assert isinstance(request, Arrange)
     with pytest.raises(ServiceError):
         resolve(request.when, NOW, SHANGHAI)
+
+
+@given(
+    now=st.datetimes(
+        min_value=datetime(2025, 1, 1), max_value=datetime(2030, 12, 31), timezones=st.just(UTC)
+    ),
+    zone=st.sampled_from(["Asia/Shanghai", "Europe/Berlin", "America/New_York", "UTC"]),
+    day=st.sampled_from(["", "today", "tomorrow", "after", "weekday"]),
+    value=st.integers(0, 6),
+    hour=st.integers(0, 23),
+    minute=st.integers(0, 59),
+)
+def test_a_time_is_read_as_typed_and_still_to_come(
+    now: datetime, zone: str, day: str, value: int, hour: int, minute: int
+) -> None:
+    """Whatever the day and the zone: the game's local time is the one typed (24-hour clock
+    given), on the day named, never in the past but today's, within a week and two days."""
+    at = resolve(When(day, value, hour, minute, "am" if hour < 12 else ""), now, zone)
+    here = at.astimezone(ZoneInfo(zone))
+    today = now.astimezone(ZoneInfo(zone)).date()
+    if (here.hour, here.minute) == (hour, minute):  # not a time a clock change skipped
+        assert here.date() >= today
+    assert at - now < timedelta(days=9)
+    if day in ("", "weekday"):
+        assert at > now
+    if day == "weekday":
+        assert here.weekday() == value
+    if day == "tomorrow":
+        assert here.date() == today + timedelta(days=1)
