@@ -12,6 +12,7 @@ from bot.presentation.numbers import fmt, fmt_money
 from bot.presentation.out import Out
 from bot.presentation.render_free import unit_title
 from bot.presentation.render_hands import quote
+from bot.presentation.render_money import game_name
 from scoring.games import Unit
 from service.replies import (
     Card,
@@ -89,7 +90,7 @@ def _account(_: Gettext, g: MineGroup) -> list[str]:
     if not g.balances:
         return [_("No hands of yours this season yet.")]
     shown = " · ".join(
-        f"{ICON[Unit.of(unit)]} {unit_title(_, unit)} {fmt(net, signed=True)}"
+        f"{ICON[Unit.of(unit)]} {game_name(_, unit)} {fmt(net, signed=True)}"
         for unit, net in g.balances
     )
     lines = [_("Balance: {games}", games=shown)]

@@ -124,7 +124,8 @@ async def test_a_hand_is_recorded_with_payments_and_an_undo_button(bot: Harness)
     assert standings.splitlines()[-4:] == ["1. Ann +36", "2. Bob -12", "3. Cat -12", "4. Dan -12"]
     after = await bot.press(DAN, entry, data)
     assert any("Undone" in e.plain_text for e in after)
-    assert any(e.action == "edited" and not e.buttons for e in after)  # the button is gone
+    spent = [{"text": "↩️ Undone", "disabled": {}}]  # the button says so, and does nothing
+    assert any(e.action == "edited" and e.buttons == [spent] for e in after)
     assert (await bot.text(DAN, "/standings")).splitlines()[-1] == "4. Dan 0"
     # The same (stale) button again: refused with an alert, nothing changes.
     answers = len(bot.api.callback_answers)
