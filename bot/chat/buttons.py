@@ -15,6 +15,7 @@ from bot.chat import score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons
 from bot.chat.sending import MINE_LINK, send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run
+from bot.chat.undo_reply import UNDONE, spend
 from bot.commands.callback_data import (
     name_request,
     near_answer,
@@ -22,7 +23,7 @@ from bot.commands.callback_data import (
     parse_press,
     press_key,
 )
-from bot.delivery.bot_api import disabled_button, send_ephemeral
+from bot.delivery.bot_api import send_ephemeral
 from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup, split_text
@@ -98,18 +99,11 @@ async def undo(
     )
 
 
-#: The label of an Undo that did its job, or whose record was undone another way.
-UNDONE = N_("↩️ Undone")
-
-
 async def disable_pressed(query: CallbackQuery, label: str) -> None:
     """The pressed button becomes a disabled one saying `label`; the message's other buttons
     (Cancel beside an Undo) go with the question they answered."""
-    try:
-        await query.edit_message_reply_markup(InlineKeyboardMarkup([[disabled_button(label)]]))
-    except BadRequest as err:  # pressed twice: it says so already
-        if "not modified" not in str(err).lower():
-            raise
+    assert isinstance(query.message, Message)
+    await spend(query.get_bot(), query.message, label)
 
 
 async def again(

@@ -382,7 +382,7 @@ async def test_undo_as_a_reply_undoes_that_hand(bot: Harness) -> None:
     undone = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
     assert undone is not None and undone[0].plain_text.startswith("↩️ Undone: hand #1")
     again = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
-    assert again is not None and "already undone" in again[0].plain_text
+    assert again is not None and "undone already" in again[0].plain_text  # its Undo is spent
     standings = await bot.text(DAN, "/standings")
     assert "Bob +9" in standings and "Ann -3" in standings
     # a reply to a message without an Undo button says how to name the hand

@@ -50,9 +50,11 @@ class Night:
     def __init__(self, api: RecordingApi, app: Any) -> None:
         self.api, self.app = api, app
 
-    async def say(self, user: User, text: str, chat: Chat = GROUP) -> list[OutboxEntry]:
+    async def say(
+        self, user: User, text: str, chat: Chat = GROUP, reply_to: int | None = None
+    ) -> list[OutboxEntry]:
         seq = self.api.last_seq
-        update = self.api.send_text(chat, user, text)
+        update = self.api.send_text(chat, user, text, reply_to=reply_to)
         self.api.take_updates()
         await self.app.process_update(Update.de_json(update, self.app.bot))
         return self.api.outbox_since(seq)
@@ -255,6 +257,17 @@ async def test_an_undo_whose_record_was_undone_otherwise_is_disabled_when_presse
     assert alert.show_alert and "already undone" in (alert.text or "")
     keyboard = night.api.message(GROUP.id, entry.message_id)["reply_markup"]
     assert keyboard == {"inline_keyboard": [[{"text": "↩️ Undone", "disabled": {}}]]}
+
+
+async def test_undo_typed_in_reply_to_a_record_spends_its_button(night: Night) -> None:
+    await night.evening()
+    [first, *_] = [e for e in night.api.outbox if e.buttons and "Ann zimo" in e.plain_text]
+    entries = await night.say(DAN, "/undo", reply_to=first.message_id)
+    assert any("Undone" in e.plain_text for e in entries)
+    keyboard = night.api.message(GROUP.id, first.message_id)["reply_markup"]
+    assert keyboard == {"inline_keyboard": [[{"text": "↩️ Undone", "disabled": {}}]]}
+    again = await night.say(DAN, "/undo", reply_to=first.message_id)  # no Undo button now
+    assert "no Undo button" in again[0].plain_text
 
 
 async def test_record_again_and_confirm_are_green(night: Night) -> None:
