@@ -150,8 +150,11 @@ def settle(_: Gettext, v: SettleView) -> Out:
     buttons = archive_buttons(_, v.season, v.archive)
     if any(plan for _unit, plan in v.sections):
         buttons += ((Button(_("🖼 The night's card"), card_data()),),)
+    stakes = dict(v.stakes)  # a game with a stake is paid in money: that is what is copied
     payments = [
-        (payer, payee, fmt(amount)) for _unit, plan in v.sections for payer, payee, amount in plan
+        (payer, payee, fmt_money(amount * stakes[unit]) if stakes.get(unit) else fmt(amount))
+        for unit, plan in v.sections
+        for payer, payee, amount in plan
     ]
     return Out(settle_text(_, v), copy_buttons(payments, len(buttons)) + buttons)
 

@@ -290,9 +290,10 @@ async def test_each_payment_has_a_copy_button(night: Night) -> None:
         lines = [line for line in settle.plain_text.splitlines() if " → " in line]
         assert len(copies) == len(lines) > 0, (command, settle.plain_text)
         for b, line in zip(copies, lines, strict=True):
-            copied = b["copy_text"]["text"]
-            assert line.startswith(copied) and b["text"] == "📋 " + copied, (b, line)
-            assert set(b) == {"text", "copy_text"}
+            copied = b["copy_text"]["text"]  # the payment, in money at a stake
+            who, amount = copied.rsplit(" ", 1)
+            assert line.startswith(who) and amount in line, (b, line)
+            assert b["text"] == "📋 " + copied and set(b) == {"text", "copy_text"}
     money = await night.say(ANN, "/settle money")
     assert any(
         b["copy_text"] == {"text": "Dan → Ann 6"}
