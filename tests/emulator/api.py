@@ -3,7 +3,9 @@
 ``FakeBotApi.call(method, params)`` answers like Telegram (JSON-ready results PTB can de_json,
 ``FakeApiError`` for the ``ok: false`` answers: HTML that Telegram would refuse, unknown chats,
 a bot that was kicked…); the update builders enqueue updates shaped as Telegram sends them; the
-outbox records every message the bot sent, edited or deleted. It is served in-process
+outbox records every message the bot sent, edited or deleted (an ephemeral one, Bot API 10.2,
+with the `receiver_user_id` who alone sees it; refused as an older server or client would when
+told: `ephemeral_supported`, `ephemeral_refused`). It is served in-process
 (``tests.emulator.request``) or over HTTP (``tests.emulator.server``). Not thread-safe: use one
 instance from one thread (the event loop's).
 """

@@ -222,6 +222,13 @@ async def test_my_account_refused_opens_the_private_chat(night: Night) -> None:
     assert query.url == "https://t.me/jifen_bot?start=mine"
 
 
+async def test_rules_say_what_is_private(night: Night) -> None:
+    rules = "\n".join(e.plain_text for e in await night.say(CAT, "/rules"))
+    assert "Private answers: /me" in rules and "/mine" in rules, rules
+    assert "never the answer in public" in rules
+    assert "Everything else the bot says in a group, everyone sees." in rules
+
+
 async def test_the_menu_marks_the_private_commands(night: Night) -> None:
     [menu, *_] = night.api.sent("setMyCommands")
     marked = {c["command"] for c in menu["commands"] if c.get("is_ephemeral")}
