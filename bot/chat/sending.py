@@ -132,7 +132,11 @@ async def privately(
 def to_private(context: ContextTypes.DEFAULT_TYPE, r: Renderer, link: str = DEEP_LINK) -> Out:
     """The short line and the button that opens the private chat with the bot at `link`."""
     url = f"https://t.me/{context.bot.username}?start={link}"
-    return Out(r._(ME_PRIVATE), ((Button(r._(ME_OPEN), url=url),),))
+    label = MINE_OPEN if link == MINE_LINK else ME_OPEN
+    return Out(r._(ME_PRIVATE), ((Button(r._(label), url=url),),))
+
+
+MINE_OPEN = N_("Show my account")
 
 
 async def _elsewhere(

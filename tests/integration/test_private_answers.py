@@ -166,15 +166,16 @@ async def test_refused_it_falls_back_to_the_private_chat_never_to_public(
         night.api.ephemeral_refused.add(DAN.id)
     else:
         night.api.ephemeral_supported = False
-    for command, link in (("/mine", "mine"), ("/me", "me")):
+    for command, link, label in (
+        ("/mine", "mine", "Show my account"),
+        ("/me", "me", "Show my record"),
+    ):
         entries = await night.say(DAN, command)
         [shown] = entries
         assert shown.receiver_user_id is None  # the short public line …
         assert "private chat" in shown.plain_text
         assert "Balance" not in shown.plain_text and "-" not in shown.plain_text
-        assert shown.buttons == [
-            [{"text": "Show my record", "url": f"https://t.me/jifen_bot?start={link}"}]
-        ]
+        assert shown.buttons == [[{"text": label, "url": f"https://t.me/jifen_bot?start={link}"}]]
     # … and the deep link opens the private chat with the account of every group.
     [mine] = await night.say(DAN, "/start mine", Chat.private(DAN))
     assert "Friday" in mine.plain_text and "Balance: 🀄 mahjong" in mine.plain_text
