@@ -2,7 +2,8 @@
 Bot API emulator over HTTP, updates shaped as Telegram sends them): mid-game a player asks
 /mine (我的) and sees their balance, last hands and what they would pay, alone; another presses
 [👤 我的账] under /standings and sees theirs in place; an Undo is red and, used, stays as a
-disabled button saying so; at the end /settle money has a copy button per payment."""
+disabled button saying so; a player whose app cannot show it gets the private chat's button,
+never the numbers in public; at the end /settle money has a copy button per payment."""
 
 from __future__ import annotations
 
@@ -62,6 +63,15 @@ def test_a_night_with_private_answers_and_copy_buttons(bots: Bots) -> None:
     answer = night.wait_answer(since)
     assert not answer["show_alert"] and answer["url"] is None, answer
     assert buttons(night.message_state(standings["message_id"]))  # the standings stay
+
+    # 阿张's app cannot show it: a button into the private chat, the numbers never in public.
+    night.client.ephemeral(refused=(ZHANG["id"],))
+    fallback = night.say(ZHANG, "/mine")
+    assert fallback.get("receiver_user_id") is None and "私聊" in fallback["plain_text"]
+    assert "我付给" not in fallback["plain_text"] and "-12" not in fallback["plain_text"]
+    [open_private] = buttons(fallback)
+    assert open_private["url"].endswith("?start=mine"), open_private
+    night.client.ephemeral()
 
     # At the end: a copy button per payment, its text the payment itself.
     money = night.say(WANG, "/settle money")
