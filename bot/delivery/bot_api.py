@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,8 @@ async def send_ephemeral(
     """Send `texts` (the parts of one reply, the buttons on the last) in the group `chat_id` for
     `receiver_user_id` alone: `sendMessage` with `ephemeral_message_parameters`. False when the
     API refuses it (an older server, a receiver who cannot get it): nothing was shown then to
-    anyone but, at most, the receiver, and the caller falls back to the private chat."""
+    anyone but, at most, the receiver, and the caller falls back to the private chat. Telegram
+    out of reach or flood control (`NetworkError`, `RetryAfter`) is raised as for any reply."""
     params = ephemeral_parameters(receiver_user_id, callback_query_id)
     try:
         for i, text in enumerate(texts, 1):
@@ -55,7 +56,7 @@ async def send_ephemeral(
                 reply_markup=buttons if i == len(texts) else None,
                 api_kwargs={"ephemeral_message_parameters": params},
             )
-    except TelegramError as err:
+    except (BadRequest, Forbidden) as err:  # refused; a network failure is retried as any reply
         log.info("ephemeral message refused in chat %s: %s", chat_id, err)
         return False
     return True

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 from telegram import Bot
+from telegram.error import NetworkError
 
 from bot.delivery.bot_api import (
     disabled_button,
@@ -191,3 +192,23 @@ def test_the_emulator_takes_a_press_answered_in_place_by_its_presser_only() -> N
     assert api.outbox[-1].callback_query_id == query
     with pytest.raises(FakeApiError, match="URL_INVALID"):
         api.call("answerCallbackQuery", {"callback_query_id": query, "url": "https://evil"})
+
+
+class Unreachable(EmulatorRequest):
+    """Telegram out of reach for sendMessage (the other calls answered)."""
+
+    async def answer(self, method: str, params: dict[str, object]) -> tuple[int, dict[str, object]]:
+        if method.lower() == "sendmessage":
+            raise NetworkError("connection reset")
+        return await super().answer(method, params)
+
+
+async def test_a_network_failure_is_raised_not_taken_for_a_refusal() -> None:
+    """Out of reach, the reply is retried as any reply is (`bot.delivery.transient`), not
+    answered by the fallback."""
+    api = FakeBotApi()
+    api.add_chat(GROUP)
+    api.set_member(GROUP.id, WANG, "member")
+    async with Bot("123:TEST", request=Unreachable(api)) as ptb:
+        with pytest.raises(NetworkError):
+            await send_ephemeral(ptb, GROUP.id, WANG.id, ["a"], None)
