@@ -231,6 +231,12 @@ class _Console:
             self.print(f"(no button [{label}] on the bot's messages)")
             return False
         message_id, button = found
+        if "disabled" in button:
+            self.print(f"(the button [{button['text']}] is disabled: it does nothing)")
+            return False
+        if "copy_text" in button:
+            self.print(f"(copied: {button['copy_text'].get('text', '')})")
+            return False
         if "callback_data" not in button:
             self.print(f"(the button [{button['text']}] opens {button.get('url', 'something')})")
             return False
