@@ -46,9 +46,10 @@ async def send_ephemeral(
     API refuses it (an older server, a receiver who cannot get it): nothing was shown then to
     anyone but, at most, the receiver, and the caller falls back to the private chat. Telegram
     out of reach or flood control (`NetworkError`, `RetryAfter`) is raised as for any reply."""
-    params = ephemeral_parameters(receiver_user_id, callback_query_id)
+    first = ephemeral_parameters(receiver_user_id, callback_query_id)  # answers the press
     try:
         for i, text in enumerate(texts, 1):
+            params = first if i == 1 else ephemeral_parameters(receiver_user_id)
             await bot.send_message(
                 chat_id,
                 text,
