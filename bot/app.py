@@ -6,7 +6,6 @@ import logging
 
 from sqlalchemy.engine import Engine
 from telegram import (
-    BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeDefault,
     Update,
@@ -30,6 +29,7 @@ from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
 from bot.commands import catalog
+from bot.delivery.bot_api import menu_command
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
 from bot.i18n import translator
@@ -51,7 +51,11 @@ async def set_menu(application: AnyApplication) -> None:
     try:
         for lang in ("en", "zh"):
             say = translator(lang).gettext
-            commands = [BotCommand(c.name, say(c.menu)) for c in catalog.MENU if c.menu]
+            commands = [
+                menu_command(c.name, say(c.menu), ephemeral=c.ephemeral)
+                for c in catalog.MENU
+                if c.menu
+            ]
             for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
                 await application.bot.set_my_commands(
                     commands, scope=scope, language_code=None if lang == "en" else lang

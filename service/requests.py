@@ -295,6 +295,12 @@ class Me:
 
 
 @dataclass(frozen=True)
+class Mine:
+    """`/mine`: the sender's own account here (in a group; in the private chat, of each group
+    they play in): balances this season, last hands, what they pay or get at /settle money."""
+
+
+@dataclass(frozen=True)
 class Rating:
     """`/rating`: the chat's skill ratings per game, when `/set rating on`."""
 
@@ -356,6 +362,7 @@ Request = (
     | SetOption
     | OpenApp
     | Me
+    | Mine
     | Rating
     | Summary
     | SeasonCard

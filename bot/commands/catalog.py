@@ -31,6 +31,7 @@ from service.requests import (
     Liuju,
     Me,
     Merge,
+    Mine,
     NewTable,
     OpenApp,
     Pay,
@@ -81,6 +82,7 @@ class Command:
     menu: str | None = None
     who: Who = Who.ANYONE
     buttons: bool = False  # typed alone, it is asked by buttons (/hu's wizard, /s's)
+    ephemeral: bool = False  # in a group it answers its sender alone (the menu says so)
 
 
 def seasonal(make: Callable[[int | None], Request]) -> Parser:
@@ -90,8 +92,10 @@ def seasonal(make: Callable[[int | None], Request]) -> Parser:
 
 def help_or_me(args: str, usage: str) -> Request:
     """/help (anything after it ignored), and /start: with the deep link `?start=me` (`/start
-    me`, the private chat opened by /me's button), the sender's record."""
-    return Me() if args.strip().lower() == "me" else Help()
+    me`, the private chat opened by /me's button), the sender's record; `?start=mine` (opened
+    where /mine could not answer privately in the group), their accounts."""
+    word = args.strip().lower()
+    return Me() if word == "me" else Mine() if word == "mine" else Help()
 
 
 #: In the menu's order, then the rest; a family's commands together.
@@ -244,12 +248,19 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "help",
         N_("/help"),
-        (Help, Me),
+        (Help, Me, Mine),
         help_or_me,
         aliases=("start", "帮助"),
         menu=N_("how to use the bot"),
     ),
-    Command("me", N_("/me (in a private chat with the bot)"), (Me,), aliases=("我的",)),
+    Command(
+        "me",
+        N_("/me"),
+        (Me,),
+        aliases=("战绩",),
+        menu=N_("my record in every group (only I see it)"),
+        ephemeral=True,
+    ),
     Command("rating", N_("/rating"), (Rating,), aliases=("评分",)),
     Command("summary", N_("/summary"), (Summary,), aliases=("战报", "总结")),
     Command(
@@ -265,6 +276,14 @@ COMMANDS: tuple[Command, ...] = (
     Command("reset", N_("/reset [confirm]"), (Reset,), admin.parse_reset, who=Who.ADMINS),
     Command("link", N_("/link <guest> @<username>"), (Link,), admin.parse_link, who=Who.ADMINS),
     Command("unlink", N_("/unlink <player>"), (Unlink,), admin.parse_unlink, who=Who.ADMINS),
+    Command(
+        "mine",
+        N_("/mine"),
+        (Mine,),
+        aliases=("我的",),
+        menu=N_("my balance, last hands and what I pay (only I see it)"),
+        ephemeral=True,
+    ),
 )
 
 BY_NAME: Mapping[str, Command] = {command.name: command for command in COMMANDS}

@@ -1,12 +1,13 @@
 """The offline console's Bot API: an in-process stand-in and a PTB request layer answered by it.
 
 ``OfflineBotApi`` answers the calls the bot makes (getMe, setMyCommands, getChatMember,
-sendMessage, sendPhoto, sendDocument, editMessageText, editMessageReplyMarkup,
-answerCallbackQuery) with plausible objects, builds the updates of console input (a typed line,
-a pressed button) and records what the bot did: messages sent and edited (as users see them)
-and callback answers, in one sequence. It is no emulator: it checks little, parses HTML only
-down to plain text and serves no HTTP; the tests have a faithful one (``tests/emulator``).
-One instance is used from one thread (the event loop's).
+sendMessage (an ephemeral one too: shown as "(only 老王 sees)"), sendPhoto, sendDocument,
+editMessageText, editMessageReplyMarkup, answerCallbackQuery) with plausible objects, builds
+the updates of console input (a typed line, a pressed button) and records what the bot did:
+messages sent and edited (as users see them) and callback answers, in one sequence. It is no
+emulator: it checks little, parses HTML only down to plain text and serves no HTTP; the tests
+have a faithful one (``tests/emulator``). One instance is used from one thread (the event
+loop's).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class OutboxEntry:
     reply_markup: JSON | None = None
     media_kind: str | None = None
     file: UploadedFile | None = None
+    receiver: str | None = None  # an ephemeral message: the one member who sees it
 
     @property
     def buttons(self) -> list[list[JSON]]:
@@ -123,6 +125,7 @@ class CallbackAnswer:
     seq: int
     text: str | None
     show_alert: bool
+    url: str | None = None  # a t.me link the press opens (the private chat with the bot)
 
 
 @dataclass
@@ -297,7 +300,19 @@ class OfflineBotApi:
         return member
 
     def _m_sendmessage(self, params: Mapping[str, Any]) -> JSON:
-        return self._send(params, plain_text(str(params["text"]), params.get("parse_mode")))
+        text = plain_text(str(params["text"]), params.get("parse_mode"))
+        ephemeral = params.get("ephemeral_message_parameters")
+        if ephemeral is None:
+            return self._send(params, text)
+        receiver = self._member(int(params["chat_id"]), int(ephemeral["receiver_user_id"]))
+        return self._send(params, text, receiver=receiver.first_name)
+
+    def _member(self, chat_id: int, user_id: int) -> User:
+        """A member of the chat (the receiver of an ephemeral message)."""
+        found = self._members.get(chat_id, {}).get(user_id)
+        if found is None:
+            raise ApiError(400, "Bad Request: PARTICIPANT_ID_INVALID")
+        return found[0]
 
     def _m_sendphoto(self, params: Mapping[str, Any]) -> JSON:
         return self._send_file(params, "photo")
@@ -324,13 +339,15 @@ class OfflineBotApi:
         text: str,
         media: JSON | None = None,
         upload: UploadedFile | None = None,
+        *,
+        receiver: str | None = None,
     ) -> JSON:
         chat = self._chat(params)
         new = self._new(chat)
         markup = _inline(params.get("reply_markup"))
         message = _Message(chat, new["message_id"], new["date"], text, markup, media or {})
         self._messages[(chat.id, message.message_id)] = message
-        return self._record("sent", message, upload)
+        return self._record("sent", message, upload, receiver)
 
     def _m_editmessagetext(self, params: Mapping[str, Any]) -> JSON:
         message = self._message(params)
@@ -356,7 +373,8 @@ class OfflineBotApi:
         self._queries.remove(query_id)
         text = params.get("text")
         show_alert = bool(params.get("show_alert", False))
-        self.callback_answers.append(CallbackAnswer(self._next_seq(), text, show_alert))
+        url = params.get("url")
+        self.callback_answers.append(CallbackAnswer(self._next_seq(), text, show_alert, url))
         return True
 
     def _chat(self, params: Mapping[str, Any]) -> Chat:
@@ -375,7 +393,13 @@ class OfflineBotApi:
         self._seq += 1
         return self._seq
 
-    def _record(self, action: str, message: _Message, upload: UploadedFile | None = None) -> JSON:
+    def _record(
+        self,
+        action: str,
+        message: _Message,
+        upload: UploadedFile | None = None,
+        receiver: str | None = None,
+    ) -> JSON:
         kind = next(iter(message.media), None)
         self.outbox.append(
             OutboxEntry(
@@ -387,6 +411,7 @@ class OfflineBotApi:
                 message.reply_markup,
                 kind,
                 upload,
+                receiver,
             )
         )
         return message.to_dict(self.bot_user.to_dict())

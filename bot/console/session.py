@@ -151,7 +151,16 @@ async def stop_application(application: AnyApplication) -> None:
 
 
 def _button_line(row: list[dict[str, Any]]) -> str:
-    return " ".join(f"[{button['text']}]" for button in row)
+    return " ".join(_button_label(button) for button in row)
+
+
+def _button_label(button: dict[str, Any]) -> str:
+    """`[Undo]`; a disabled button `[↩️ Undone (disabled)]`; a copy button `[📋 … (copies)]`."""
+    if "disabled" in button:
+        return f"[{button['text']} (disabled)]"
+    if "copy_text" in button:
+        return f"[{button['text']} (copies)]"
+    return f"[{button['text']}]"
 
 
 def other_labels(label: str) -> tuple[str, ...]:
@@ -222,6 +231,12 @@ class _Console:
             self.print(f"(no button [{label}] on the bot's messages)")
             return False
         message_id, button = found
+        if "disabled" in button:
+            self.print(f"(the button [{button['text']}] is disabled: it does nothing)")
+            return False
+        if "copy_text" in button:
+            self.print(f"(copied: {button['copy_text'].get('text', '')})")
+            return False
         if "callback_data" not in button:
             self.print(f"(the button [{button['text']}] opens {button.get('url', 'something')})")
             return False
@@ -288,12 +303,16 @@ class _Console:
             kind = "alert" if answer.show_alert else "toast"
             self.print(f"({kind}) {answer.text}")
             self.explain_admins(answer.text)
+        if answer.url:
+            self.print(f"(opens {answer.url})")
 
     def show_message(self, entry: OutboxEntry) -> None:
         """A message as plain text, its files saved, then its buttons and a blank line."""
         lines: list[str] = []
         if entry.chat_id != self.chat.id:
             lines.append(f"(to chat {entry.chat_id})")
+        if entry.receiver is not None:
+            lines.append(f"(only {entry.receiver} sees)")
         if entry.file is not None:
             kind = "photo" if entry.media_kind == "photo" else "file"
             lines.append(f"({kind}) {self.save(entry.file, f'{kind}-{entry.message_id}')}")

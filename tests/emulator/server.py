@@ -326,6 +326,18 @@ class MembersHandler(_Handler):
         self.reply(200, {"ok": True})
 
 
+class EphemeralHandler(_Handler):
+    """``POST /_test/ephemeral`` {supported?, refused?: [user ids]}: answer ephemeral messages
+    as a server without them, or as those users' older clients, would."""
+
+    def post(self) -> None:
+        """Set what the emulator does with `ephemeral_message_parameters`."""
+        data, api = self.body(), self.server.api
+        api.ephemeral_supported = bool(data.get("supported", True))
+        api.ephemeral_refused = {int(uid) for uid in data.get("refused", [])}
+        self.reply(200, {"ok": True})
+
+
 class OutboxHandler(_Handler):
     """``GET /_test/outbox?chat_id=&since=&wait=`` → entries (waits up to ``wait`` s)."""
 
@@ -404,6 +416,7 @@ class EmulatorServer:
             (r"/_test/anonymous", AnonymousHandler),
             (r"/_test/migrate", MigrateHandler),
             (r"/_test/members", MembersHandler),
+            (r"/_test/ephemeral", EphemeralHandler),
             (r"/_test/outbox", OutboxHandler),
             (r"/_test/answers", AnswersHandler),
             (r"/_test/health", HealthHandler),
@@ -518,6 +531,11 @@ class EmulatorClient:
         """Set a member's status in a chat."""
         body = {"chat": _jsonable(chat), "user": _jsonable(user), "status": status}
         self._call("POST", "/_test/members", json=body)
+
+    def ephemeral(self, *, supported: bool = True, refused: tuple[int, ...] = ()) -> None:
+        """Ephemeral messages taken (the default), or refused by the server or for `refused`."""
+        body = {"supported": supported, "refused": list(refused)}
+        self._call("POST", "/_test/ephemeral", json=body)
 
     def outbox(self, chat_id: Any = None, since: int = 0) -> list[JSON]:
         """The bot's sent/edited/deleted messages after ``since`` (``seq``)."""
