@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.console.offline import UploadedFile
+from tests.emulator.newer import Api2026
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -282,6 +283,9 @@ _JSON_PARAMS = frozenset(
         "scope",
         "link_preview_options",
         "message_ids",
+        "rich_message",
+        "result",
+        "menu_button",
     }
 )
 
@@ -587,8 +591,9 @@ def update_chat_id(update: Mapping[str, Any]) -> int | None:
 # ---------------------------------------------------------------- the API
 
 
-class FakeBotApi:
-    """An in-memory Bot API: chats, members, an update queue and the bot's outbox."""
+class FakeBotApi(Api2026):
+    """An in-memory Bot API: chats, members, an update queue and the bot's outbox (and what
+    Bot API 10 added: `tests.emulator.newer`)."""
 
     def __init__(
         self,
@@ -620,6 +625,7 @@ class FakeBotApi:
         self._listeners: list[Listener] = []
         self._seq = 0
         self._query_counter = 0
+        self._newer_state()
 
     # ------------------------------------------------------------ setup and inspection
 
