@@ -1,7 +1,7 @@
 """Guest mode (Bot API 10.0): `@jifen_bot …` in a chat that never added the bot arrives as
 `Update.guest_message`, and is answered with `answerGuestQuery` (the answer posted in that
 chat). A free round (`@jifen_bot 老王+30 小李-30 阿张`, or `/s …`) and `/pay` are recorded in
-the chat's ledger (`service.guest`) and answered with the round and the standings; the mention
+the chat's ledger (`service.guest`) and answered with the round and the totals; the mention
 alone, and the views (/standings, /settle, /history…), answer what they show; a mahjong or
 510K command is refused with how to add the bot. A redelivered guest update records nothing
 twice (the update id is claimed with the record, as every update's)."""
@@ -105,12 +105,8 @@ async def answer(update: Update, context: Context, message: Message) -> None:
         renderer = await renderer_for(context, update)
         await _post(context, message, renderer.error(err.msgid, err.params, err.usage).text)
         return
-    renderer = renderer_of(answered)
-    parts = [renderer.render(answered.reply).text]
-    if isinstance(request, GuestRound):  # the round, then the totals
-        totals = await run(update, context, Standings(), "/standings")
-        parts.append(renderer.render(totals.reply).text)
-    await _post(context, message, "\n\n".join(parts))
+    # a round's or a transfer's reply ends with the table's totals (`现在总分：…`)
+    await _post(context, message, renderer_of(answered).render(answered.reply).text)
 
 
 async def _post(context: Context, message: Message, html: str) -> None:

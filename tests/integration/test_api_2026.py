@@ -266,6 +266,10 @@ async def test_settle_money_and_the_nights_card(bot: Harness) -> None:
     card = table_rows(bot.called("sendRichMessage")[-1])
     assert card[0] == ["Player", "Free", "Money"]
     assert ["Ann", "+30", "15"] in card
+    pressed = await bot.process(
+        bot.api.press_button(bot.group, ANN, money.message_id, archive["callback_data"])
+    )  # the table's button works as the text's did
+    assert any("archived" in e.plain_text.lower() for e in pressed), pressed
 
 
 # ---------------------------------------------------------------- point 5: guest mode
@@ -294,7 +298,7 @@ async def test_a_guest_round_is_recorded_once_and_answered_with_the_totals(
     content = result["input_message_content"]
     assert content["parse_mode"] == "HTML"
     assert answer.media_kind == "guest" and answer.chat_id == bot.outside.id
-    assert "老王 +30" in answer.plain_text and "第 1 赛季积分" in answer.plain_text
+    assert "老王 +30" in answer.plain_text and "现在总分：老王 +30" in answer.plain_text
     assert standings_of(engine, bot.outside) == {"老王": "30", "阿张": "0", "小李": "-30"}
     again = await bot.process(update)  # Telegram redelivers it: nothing recorded twice
     assert again == [] and len(bot.called("answerGuestQuery")) == 2
