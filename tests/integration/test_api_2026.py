@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from telegram import Update
 
 from bot.app import build_application, set_menu
+from bot.chat.flood import FloodGuard
 from bot.commands import catalog
 from bot.i18n import translator
 from bot.settings import Settings
@@ -330,3 +331,21 @@ async def test_a_failed_guest_answer_is_logged_not_raised(bot: Harness, engine: 
     failing(bot.api, "answerGuestQuery", FakeApiError(400, "Bad Request: QUERY_ID_INVALID"))
     assert await bot.guest(WANG, "@jifen_bot 老王+30 小李") == []
     assert standings_of(engine, bot.outside) == {"老王": "30", "小李": "-30"}
+
+
+async def test_guest_mentions_over_the_flood_limit_are_dropped(engine: Engine) -> None:
+    n = next(_ids)
+    outside = Chat(-100_800_000 - n, "supergroup", title="never added the bot")
+    api = FakeBotApi(first_update_id=9_000_000 + 1000 * n)
+    app = application(engine, api)
+    app.bot_data["flood"] = FloodGuard(limit=2, window=600)
+    async with app:
+        answered = []
+        for amount in (1, 2, 3):
+            seq = api.last_seq
+            update = api.guest_message(outside, WANG, f"@jifen_bot 老王+{amount} 小李")
+            api.take_updates()
+            await app.process_update(Update.de_json(update, app.bot))
+            answered.append(len(api.outbox_since(seq)))
+    assert answered == [1, 1, 0]  # the third: no warning (nowhere to say it), nothing recorded
+    assert standings_of(engine, outside) == {"老王": "3", "小李": "-3"}
