@@ -69,7 +69,8 @@ class GuestHandler(BaseHandler[Update, Context, None]):
 
 def line_of(text: str, bot_username: str) -> str:
     """The text without the mention of this bot (wherever it stands) and its spaces."""
-    mention = re.compile(rf"@{re.escape(bot_username.removeprefix('@'))}\b", re.IGNORECASE)
+    name = re.escape(bot_username.removeprefix("@"))
+    mention = re.compile(rf"@{name}(?![A-Za-z0-9_])", re.IGNORECASE)  # a username's letters
     return mention.sub(" ", text, count=1).strip()
 
 

@@ -349,3 +349,16 @@ async def test_guest_mentions_over_the_flood_limit_are_dropped(engine: Engine) -
             answered.append(len(api.outbox_since(seq)))
     assert answered == [1, 1, 0]  # the third: no warning (nowhere to say it), nothing recorded
     assert standings_of(engine, outside) == {"老王": "3", "小李": "-3"}
+
+
+async def test_a_table_in_a_forum_topic_stays_in_its_topic(bot: Harness) -> None:
+    forum = Chat(bot.group.id - 50_000, "supergroup", title="club", is_forum=True)
+    bot.api.add_chat(forum)
+    for user in PLAYERS:
+        bot.api.set_member(forum.id, user, "member")
+    bot.api.rich_messages = True
+    for text in ("/new free", "/seats Ann Bob", "/s Ann+3 Bob"):
+        await bot.process(bot.api.send_text(forum, ANN, text, 77))
+    [rich] = await bot.process(bot.api.send_text(forum, BOB, "/standings", 77))
+    assert rich.media_kind == "rich" and rich.message_thread_id == 77
+    assert bot.called("sendRichMessage")[-1]["message_thread_id"] == 77

@@ -146,6 +146,8 @@ def test_a_free_line_is_a_round_as_s_writes_it() -> None:
     assert isinstance(request, GuestRound) and isinstance(request.record, Score)
     assert [e.player.value for e in request.record.entries] == ["老王", "小李", "阿张"]
     assert line_of("老王+30 @jifen_bot 小李", "@jifen_bot") == "老王+30   小李"
+    assert line_of("@jifen_bot老王+30 小李", "jifen_bot") == "老王+30 小李"
+    assert line_of("@jifen_bots 老王+30", "jifen_bot") == "@jifen_bots 老王+30"
 
 
 @pytest.mark.parametrize(
