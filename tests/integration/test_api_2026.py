@@ -362,3 +362,14 @@ async def test_a_table_in_a_forum_topic_stays_in_its_topic(bot: Harness) -> None
     [rich] = await bot.process(bot.api.send_text(forum, BOB, "/standings", 77))
     assert rich.media_kind == "rich" and rich.message_thread_id == 77
     assert bot.called("sendRichMessage")[-1]["message_thread_id"] == 77
+
+
+async def test_nothing_to_tabulate_is_said_in_text(bot: Harness) -> None:
+    bot.api.rich_messages = True
+    await bot.say(ANN, "/new free")
+    await bot.say(ANN, "/seats Ann Bob")
+    [empty] = await bot.say(BOB, "/standings")
+    assert empty.media_kind is None and "No hands recorded yet." in empty.plain_text
+    [square] = await bot.say(ANN, "/settle money")
+    assert square.media_kind is None and "No game has a stake yet" in square.plain_text
+    assert bot.called("sendRichMessage") == []  # not asked: nothing a table would hold
