@@ -5,6 +5,7 @@ API learning the new methods."""
 
 from __future__ import annotations
 
+import io
 from fractions import Fraction
 from typing import Any
 
@@ -18,6 +19,7 @@ from bot.app import build_application, set_menu
 from bot.chat.guest import guest_request, line_of
 from bot.commands.parsing import ParseError
 from bot.console.offline import Chat, OfflineBotApi, OfflineRequest, User
+from bot.console.session import GUEST_CHAT, run_console
 from bot.delivery.bot_api import guest_result, send_rich, sendrich_params
 from bot.i18n import translator
 from bot.presentation.render import Renderer
@@ -195,3 +197,16 @@ async def test_the_console_learns_menus_tables_and_guests(sqlite_engine: Engine)
         sent = await send_rich(bot, GROUP.id, [{"type": "table", "cells": [[{"text": "a"}]]}])
         assert sent.chat.id == GROUP.id
         assert api.outbox[-1].plain_text == "a"
+
+
+async def test_a_guest_line_typed_in_the_console(sqlite_engine: Engine, tmp_path: Any) -> None:
+    api = OfflineBotApi()
+    config = Settings.given(token="123:TEST", database_url=str(sqlite_engine.url), flood=None)
+    app = build_application(config, engine=sqlite_engine, request=OfflineRequest(api))
+    out = io.StringIO()
+    lines = ["老王 (guest): @jifen_bot 老王+30 小李-30 阿张", "@jifen_bot /hu 老王 自摸"]
+    await run_console(app, api, lines, out, files_dir=tmp_path / "f")
+    blocks = out.getvalue().split("\n\n")
+    assert blocks[0].startswith(GUEST_CHAT + "\n🎲 第 1 轮 — /s 老王+30 小李-30 阿张"), blocks
+    assert "现在总分：老王 +30 · 小李 -30 · 阿张 0" in blocks[0]
+    assert "把我加进群" in blocks[1]  # the speaker is still the guest
