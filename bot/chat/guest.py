@@ -19,9 +19,11 @@ from telegram.ext import BaseHandler, ContextTypes
 from bot.chat.service_call import renderer_for, renderer_of, run
 from bot.commands.parsing import NotForThisBot, ParseError, parse_typed, read
 from bot.delivery.bot_api import answer_guest
+from bot.i18n import N_
 from bot.presentation.markup import split_text
 from service.errors import ServiceError
 from service.guest import NEEDS_THE_BOT
+from service.replies import RepeatAsk
 from service.requests import (
     GuestRound,
     Help,
@@ -42,6 +44,10 @@ log = logging.getLogger(__name__)
 #: transfer needs the bot in the group).
 VIEWS = (Standings, History, Settle, Stats, Seasons, Rules, Help)
 TITLE = "jifen"
+NO_BUTTONS = N_(
+    "(As a guest I cannot show buttons: if it really was another round, send it again after two"
+    " minutes and it is recorded.)"
+)
 
 
 class GuestHandler(BaseHandler[Update, Context, None]):
@@ -107,7 +113,11 @@ async def answer(update: Update, context: Context, message: Message) -> None:
         await _post(context, message, renderer.error(err.msgid, err.params, err.usage).text)
         return
     # a round's or a transfer's reply ends with the table's totals (`现在总分：…`)
-    await _post(context, message, renderer_of(answered).render(answered.reply).text)
+    renderer = renderer_of(answered)
+    text = renderer.render(answered.reply).text
+    if isinstance(answered.reply, RepeatAsk):  # its buttons cannot be shown to a guest
+        text += "\n" + renderer._(NO_BUTTONS)
+    await _post(context, message, text)
 
 
 async def _post(context: Context, message: Message, html: str) -> None:

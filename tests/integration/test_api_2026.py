@@ -373,3 +373,13 @@ async def test_nothing_to_tabulate_is_said_in_text(bot: Harness) -> None:
     [square] = await bot.say(ANN, "/settle money")
     assert square.media_kind is None and "No game has a stake yet" in square.plain_text
     assert bot.called("sendRichMessage") == []  # not asked: nothing a table would hold
+
+
+async def test_the_same_round_again_says_how_to_record_it_without_buttons(
+    bot: Harness, engine: Engine
+) -> None:
+    await bot.guest(WANG, "@jifen_bot 老王+30 小李")
+    [asked] = await bot.guest(WANG, "@jifen_bot 老王+30 小李")
+    assert "完全一样" in asked.plain_text and "两分钟后再发一次" in asked.plain_text
+    assert asked.reply_markup is None
+    assert standings_of(engine, bot.outside) == {"老王": "30", "小李": "-30"}
