@@ -18,6 +18,7 @@ from scoring.games import EventKind
 from service import (
     admin,
     free,
+    guest,
     identity,
     k510,
     ledger,
@@ -39,6 +40,7 @@ from service.requests import (
     Answered,
     Claim,
     Gang,
+    GuestRound,
     Hu,
     IAm,
     Join,
@@ -130,6 +132,7 @@ def answered(tx: Tx, req: Answered) -> Reply:
 
 WRITES[Again] = again
 WRITES[Answered] = answered
+WRITES[GuestRound] = guest.guest_round
 
 
 @dataclass(frozen=True)

@@ -326,6 +326,15 @@ class SetStake:
     # no stake of its own any more (the chat's applies)
 
 
+@dataclass(frozen=True)
+class GuestRound:
+    """A free round or a transfer typed to the bot in guest mode (`@jifen_bot 老王+30 小李-30
+    阿张`, in a chat that never added it): the chat's free table is opened, and the players it
+    names seated, as needed; then it is recorded as /s or /pay records it."""
+
+    record: Score | Pay
+
+
 Request = (
     NewTable
     | Join
@@ -367,4 +376,5 @@ Request = (
     | Summary
     | SeasonCard
     | SetStake
+    | GuestRound
 )

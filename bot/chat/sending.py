@@ -1,7 +1,8 @@
 """A reply sent in the chat as its type wants: most as their rendered message (`send` of
 `bot.delivery.messages`), /chart and /export as files, a card as a photo, an archived season
 with its card, /me with the button that opens it in the app; /me and /mine in a group for the
-sender alone (an ephemeral message), else with the button to the private chat."""
+sender alone (an ephemeral message), else with the button to the private chat; /standings,
+/settle money and /summary's night as tables where the API takes them (`bot.chat.rich`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from telegram import Message, Update
 from telegram.ext import ContextTypes
 
 from bot.chat import cards, files
+from bot.chat.rich import send_table, send_table_or_text
 from bot.delivery.bot_api import send_ephemeral
 from bot.delivery.messages import send
 from bot.i18n import N_
@@ -28,8 +30,10 @@ from service.replies import (
     MeElsewhere,
     MeView,
     MineView,
+    MoneyView,
     Reply,
     ResetDone,
+    StandingsView,
 )
 
 #: t.me/<bot>?start=me: the private chat with the bot opens with /start me (/me there).
@@ -69,7 +73,16 @@ async def _file(
 async def _card(
     update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, r: Renderer, card: Card
 ) -> None:
+    """/summary: the night as a table where the API takes it, then its picture to forward."""
+    await send_table(context, message, r, card)
     await cards.send_card(message, r, card)
+
+
+async def _table(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, message: Message, r: Renderer, v: Reply
+) -> None:
+    """/standings, /settle money: a Rich Message table, else the text."""
+    await send_table_or_text(context, message, r, v)
 
 
 async def _archived(
@@ -155,6 +168,8 @@ SENDERS: Mapping[type, Sender] = {
     ChartData: _file,
     ExportData: _file,
     Card: _card,
+    StandingsView: _table,
+    MoneyView: _table,
     ResetDone: _archived,
     MeView: _me,
     MeElsewhere: _elsewhere,

@@ -229,6 +229,7 @@ COMMANDS: tuple[Command, ...] = (
         (Merge,),
         tables.parse_merge,
         aliases=("合并",),
+        menu=N_("merge two players: /merge A B"),
         who=Who.ADMINS,
     ),
     Command(
@@ -271,10 +272,25 @@ COMMANDS: tuple[Command, ...] = (
         ),
         (SetOption, SetStake),
         admin.parse_set,
+        menu=N_("settings: stake, language, time zone"),
         who=Who.ADMINS,
     ),
-    Command("reset", N_("/reset [confirm]"), (Reset,), admin.parse_reset, who=Who.ADMINS),
-    Command("link", N_("/link <guest> @<username>"), (Link,), admin.parse_link, who=Who.ADMINS),
+    Command(
+        "reset",
+        N_("/reset [confirm]"),
+        (Reset,),
+        admin.parse_reset,
+        menu=N_("archive the season and start a new one"),
+        who=Who.ADMINS,
+    ),
+    Command(
+        "link",
+        N_("/link <guest> @<username>"),
+        (Link,),
+        admin.parse_link,
+        menu=N_("link a guest to a member: /link 小李 @li"),
+        who=Who.ADMINS,
+    ),
     Command("unlink", N_("/unlink <player>"), (Unlink,), admin.parse_unlink, who=Who.ADMINS),
     Command(
         "mine",
@@ -291,8 +307,14 @@ BY_NAME: Mapping[str, Command] = {command.name: command for command in COMMANDS}
 WORDS: Mapping[str, Command] = {
     word: command for command in COMMANDS for word in (command.name, *command.aliases)
 }
-#: The commands of Telegram's command menu, in its order.
-MENU: tuple[Command, ...] = tuple(command for command in COMMANDS if command.menu)
+#: The commands of Telegram's command menu of a group's members, in its order.
+MENU: tuple[Command, ...] = tuple(c for c in COMMANDS if c.menu and c.who is not Who.ADMINS)
+#: A group's admins' menu: the members', then the admins' commands (/set, /reset, /merge…).
+ADMIN_MENU: tuple[Command, ...] = MENU + tuple(
+    c for c in COMMANDS if c.menu and c.who is Who.ADMINS
+)
+#: The private chat's menu.
+PRIVATE_MENU: tuple[Command, ...] = tuple(BY_NAME[name] for name in ("me", "mine", "help"))
 
 
 def _makers() -> dict[type[Request], Command]:

@@ -1,13 +1,14 @@
 """The offline console's Bot API: an in-process stand-in and a PTB request layer answered by it.
 
-``OfflineBotApi`` answers the calls the bot makes (getMe, setMyCommands, getChatMember,
-sendMessage (an ephemeral one too: shown as "(only 老王 sees)"), sendPhoto, sendDocument,
-editMessageText, editMessageReplyMarkup, answerCallbackQuery) with plausible objects, builds
-the updates of console input (a typed line, a pressed button) and records what the bot did:
-messages sent and edited (as users see them) and callback answers, in one sequence. It is no
-emulator: it checks little, parses HTML only down to plain text and serves no HTTP; the tests
-have a faithful one (``tests/emulator``). One instance is used from one thread (the event
-loop's).
+``OfflineBotApi`` answers the calls the bot makes (getMe, setMyCommands, getMyCommands,
+setChatMenuButton, getChatMember, sendMessage (an ephemeral one too: shown as "(only 老王
+sees)"), sendPhoto, sendDocument, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
+answerGuestQuery; sendRichMessage when ``rich_messages`` is set, else 404 as a server before Bot
+API 10.1) with plausible objects, builds the updates of console input (a typed line, a pressed
+button, a guest mention) and records what the bot did: messages sent and edited (as users see
+them) and callback answers, in one sequence. It is no emulator: it checks little, parses HTML
+only down to plain text and serves no HTTP; the tests have a faithful one (``tests/emulator``).
+One instance is used from one thread (the event loop's).
 """
 
 from __future__ import annotations
@@ -166,6 +167,25 @@ def _utf16(match: re.Match[str]) -> int:
     return len(match.group().encode("utf-16-le")) // 2
 
 
+def _menu_key(params: Mapping[str, Any]) -> str:
+    scope = params.get("scope") or {"type": "default"}
+    return json.dumps([scope, params.get("language_code") or ""], sort_keys=True)
+
+
+def rich_plain(message: Mapping[str, Any]) -> str:
+    """A Rich Message of blocks as plain lines: a heading or paragraph its text, a table a line
+    per row (cells joined by " | ") and its caption."""
+    lines: list[str] = []
+    for block in message.get("blocks") or []:
+        if block.get("type") == "table":
+            rows = block.get("cells") or []
+            lines += [" | ".join(str(c.get("text", "")) for c in row) for row in rows]
+            lines += [str(block["caption"])] if block.get("caption") else []
+        elif isinstance(block.get("text"), str):
+            lines.append(block["text"])
+    return "\n".join(lines)
+
+
 def _inline(markup: Any) -> JSON | None:
     return markup if isinstance(markup, dict) and markup.get("inline_keyboard") else None
 
@@ -185,6 +205,10 @@ class OfflineBotApi:
         self._updates: list[JSON] = []
         self._queries: set[str] = set()
         self._seq = 0
+        self._commands: dict[str, list[JSON]] = {}  # scope and language → the menu
+        self._guests: dict[str, Chat] = {}  # guest_query_id → its chat, until answered
+        #: Rich Messages (Bot API 10.1) known: off, the console prints the text replies.
+        self.rich_messages = False
 
     # ------------------------------------------------------------ the console's side
 
@@ -218,6 +242,14 @@ class OfflineBotApi:
             "data": data,
         }
         return self._enqueue("callback_query", query, True)
+
+    def guest_text(self, chat: Chat, user: User, text: str) -> JSON:
+        """A member mentions the bot in a chat it is not in (Bot API 10.0 guest mode): a
+        ``guest_message`` update with its ``guest_query_id``."""
+        message = self._new(chat) | {"from": user.to_dict(), "text": text}
+        message["guest_query_id"] = query_id = f"guest-{chat.id}-{message['message_id']}"
+        self._guests[query_id] = chat
+        return self._enqueue("guest_message", message, True)
 
     def take_updates(self) -> list[JSON]:
         """Every update not yet delivered, oldest first (they are delivered now)."""
@@ -277,7 +309,28 @@ class OfflineBotApi:
         }
 
     def _m_setmycommands(self, params: Mapping[str, Any]) -> bool:
+        self._commands[_menu_key(params)] = list(params.get("commands") or [])
         return True
+
+    def _m_getmycommands(self, params: Mapping[str, Any]) -> list[JSON]:
+        return self._commands.get(_menu_key(params), [])
+
+    def _m_setchatmenubutton(self, params: Mapping[str, Any]) -> bool:
+        return True
+
+    def _m_sendrichmessage(self, params: Mapping[str, Any]) -> JSON:
+        if not self.rich_messages:
+            raise ApiError(404, "Not Found")
+        return self._send(params, rich_plain(params["rich_message"]))
+
+    def _m_answerguestquery(self, params: Mapping[str, Any]) -> JSON:
+        chat = self._guests.pop(str(params["guest_query_id"]), None)
+        if chat is None:
+            raise ApiError(400, "Bad Request: query is too old or query ID is invalid")
+        content = params["result"]["input_message_content"]
+        text = plain_text(str(content["message_text"]), content.get("parse_mode"))
+        self._send({"chat_id": chat.id}, text)
+        return {"inline_message_id": f"inline-{params['guest_query_id']}"}
 
     def _m_getchatmember(self, params: Mapping[str, Any]) -> JSON:
         members = self._members.get(int(params["chat_id"]), {})

@@ -92,6 +92,12 @@ def money_text(_: Gettext, v: MoneyView) -> str:
     elif not v.transfers:
         lines.append(_("Everyone is square."))
     lines += [f"{escape(a)} → {escape(b)} {fmt_money(amount)}" for a, b, amount in v.transfers]
+    return "\n".join(lines + money_notes(_, v))
+
+
+def money_notes(_: Gettext, v: MoneyView) -> list[str]:
+    """What follows the payments of /settle money: the games counted, left out, rounding."""
+    lines: list[str] = []
     if v.games:
         counted = " · ".join(
             _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt_stake(stake))
@@ -108,7 +114,7 @@ def money_text(_: Gettext, v: MoneyView) -> str:
         )
     if v.rounded:
         lines.append(_("(Each player's money is rounded to the cent, so that it adds up.)"))
-    return "\n".join(lines)
+    return lines
 
 
 def stake_text(_: Gettext, v: StakeSet) -> str:

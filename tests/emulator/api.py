@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.console.offline import UploadedFile
+from tests.emulator.newer import Api2026
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -288,6 +289,9 @@ _JSON_PARAMS = frozenset(
         "link_preview_options",
         "message_ids",
         "ephemeral_message_parameters",
+        "rich_message",
+        "result",
+        "menu_button",
     }
 )
 
@@ -622,8 +626,9 @@ def update_chat_id(update: Mapping[str, Any]) -> int | None:
 # ---------------------------------------------------------------- the API
 
 
-class FakeBotApi:
-    """An in-memory Bot API: chats, members, an update queue and the bot's outbox."""
+class FakeBotApi(Api2026):
+    """An in-memory Bot API: chats, members, an update queue and the bot's outbox (and what
+    Bot API 10 added: `tests.emulator.newer`)."""
 
     def __init__(
         self,
@@ -660,6 +665,7 @@ class FakeBotApi:
         #: does; the users in `ephemeral_refused` have a client that cannot show them.
         self.ephemeral_supported = True
         self.ephemeral_refused: set[int] = set()
+        self._newer_state()
 
     # ------------------------------------------------------------ setup and inspection
 

@@ -338,6 +338,38 @@ class EphemeralHandler(_Handler):
         self.reply(200, {"ok": True})
 
 
+class GuestHandler(_Handler):
+    """``POST /_test/guest`` {chat, user, text} → the guest_message update (the bot is no
+    member of the chat: a member mentioned it in guest mode)."""
+
+    def post(self) -> None:
+        """Enqueue a guest message."""
+        data, api = self.body(), self.server.api
+        chat = _chat_arg(data["chat"])
+        if isinstance(chat, int):
+            chat = api.chats.get(chat) or Chat(chat, "supergroup", title=f"Group {chat}")
+        update = api.guest_message(chat, _user_arg(api, data["user"]), str(data["text"]))
+        self.reply(200, update)
+
+
+class RedeliverHandler(_Handler):
+    """``POST /_test/redeliver`` {update}: the same update enqueued again."""
+
+    def post(self) -> None:
+        """Enqueue an update once more."""
+        self.server.api.redeliver(self.body()["update"])
+        self.reply(200, {"ok": True})
+
+
+class RichHandler(_Handler):
+    """``POST /_test/rich`` {on}: whether sendRichMessage is known (Bot API 10.1)."""
+
+    def post(self) -> None:
+        """Switch Rich Messages on or off."""
+        self.server.api.rich_messages = bool(self.body()["on"])
+        self.reply(200, {"ok": True})
+
+
 class OutboxHandler(_Handler):
     """``GET /_test/outbox?chat_id=&since=&wait=`` → entries (waits up to ``wait`` s)."""
 
@@ -417,6 +449,9 @@ class EmulatorServer:
             (r"/_test/migrate", MigrateHandler),
             (r"/_test/members", MembersHandler),
             (r"/_test/ephemeral", EphemeralHandler),
+            (r"/_test/guest", GuestHandler),
+            (r"/_test/redeliver", RedeliverHandler),
+            (r"/_test/rich", RichHandler),
             (r"/_test/outbox", OutboxHandler),
             (r"/_test/answers", AnswersHandler),
             (r"/_test/health", HealthHandler),
@@ -550,6 +585,19 @@ class EmulatorClient:
     def health(self) -> JSON:
         """Liveness and counters (``last_seq``, ``pending_updates``, ``webhook``)."""
         return cast(JSON, self._call("GET", "/_test/health"))
+
+    def guest(self, chat: Any, user: Any, text: str) -> JSON:
+        """A guest message (`@jifen_bot …` in a chat without the bot); returns the update."""
+        body = {"chat": _jsonable(chat), "user": _jsonable(user), "text": text}
+        return cast(JSON, self._call("POST", "/_test/guest", json=body))
+
+    def redeliver(self, update: JSON) -> None:
+        """Enqueue ``update`` once more (as Telegram redelivers one)."""
+        self._call("POST", "/_test/redeliver", json={"update": update})
+
+    def rich(self, on: bool) -> None:
+        """Rich Messages (sendRichMessage) known or not by the emulator."""
+        self._call("POST", "/_test/rich", json={"on": on})
 
     def last_seq(self) -> int:
         """The current outbox position, to pass as ``since``."""
