@@ -20,6 +20,7 @@ from service import (
     admin,
     fees,
     free,
+    guest,
     identity,
     k510,
     ledger,
@@ -46,6 +47,7 @@ from service.requests import (
     Claim,
     Fee,
     Gang,
+    GuestRound,
     Hu,
     IAm,
     Join,
@@ -150,6 +152,7 @@ AT_THE_TABLE = (Hu, Gang, Liuju, Report, Score, Pay, Fee, Join, Seats, SetDealer
 
 WRITES[Again] = again
 WRITES[Answered] = answered
+WRITES[GuestRound] = guest.guest_round
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,11 @@ def card_data(before: int | None = None) -> str:
     return f"{VERSION}:card" if before is None else f"{VERSION}:card:{before}"
 
 
+def mine_data() -> str:
+    """[我的账] under /standings: the presser's own account, for them alone."""
+    return f"{VERSION}:mine"
+
+
 def cancel_data(what: str = "") -> str:
     """[No] / [Cancel]: the buttons go; `what` = "r": a repeat's question, which then says
     that nothing was recorded."""
@@ -158,7 +163,7 @@ def _id(text: str) -> bool:
 @dataclass(frozen=True)
 class Press:
     action: str  # undo, again, near, reset, new, me, nm ("did you mean …?"), cancel, card,
-    # w (/hu wizard), f (/s buttons)
+    # mine, w (/hu wizard), f (/s buttons)
     arg: str
 
 
@@ -188,6 +193,8 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if arg in ("", "r") else None
     if action == "card":
         return Press(action, arg) if arg == "" or _id(arg) else None
+    if action == "mine":
+        return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state
     return None
