@@ -22,12 +22,13 @@ from telegram.ext import (
     CallbackQueryHandler,
     Defaults,
     MessageHandler,
+    PollAnswerHandler,
     TypeHandler,
     filters,
 )
 from telegram.request import BaseRequest, HTTPXRequest
 
-from bot.chat import handlers
+from bot.chat import handlers, plans
 from bot.chat.buttons import on_button
 from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
@@ -83,12 +84,15 @@ async def set_menu(application: AnyApplication) -> None:
 
 
 async def started(application: AnyApplication) -> None:
-    """After start-up (`post_init`): the command menu."""
+    """After start-up (`post_init`): the command menu, and the /yue reminders' worker."""
     await set_menu(application)
+    plans.start_reminders(application)
 
 
 async def close_service(application: AnyApplication) -> None:
-    """After shutdown (`post_shutdown`): the service lets go of its connections."""
+    """After shutdown (`post_shutdown`): the reminders stop, the service lets go of its
+    connections."""
+    await plans.stop_reminders(application)
     await application.bot_data["service"].close()
 
 
@@ -128,6 +132,7 @@ def build_application(
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
     application.add_handler(TableHandler())  # every command of the table (new messages only)
     application.add_handler(CallbackQueryHandler(on_button))
+    application.add_handler(PollAnswerHandler(plans.on_poll_answer))  # /yue's polls
     application.add_handler(GuestHandler())  # `@jifen_bot …` in a chat without the bot
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"

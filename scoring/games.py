@@ -11,11 +11,14 @@ class Unit(StrEnum):
     MAHJONG = "mahjong"  # mahjong points
     K510 = "510k"  # 510K scores
     FREE = "free"  # free points of any other game: one unit per game name (`free_unit`)
+    MONEY = "money"  # a fee beside the score (/fee), in money: one unit per fee (`fee_unit`)
 
     @staticmethod
     def of(unit: str) -> Unit:
-        """The kind of a stored unit (`free:斗地主` is a free unit)."""
-        return Unit.FREE if unit.startswith(FREE_PREFIX) else Unit(unit)
+        """The kind of a stored unit (`free:斗地主` is a free unit, `money:台费` a fee)."""
+        if unit.startswith(FREE_PREFIX):
+            return Unit.FREE
+        return Unit.MONEY if unit.startswith(MONEY_PREFIX) else Unit(unit)
 
     @staticmethod
     def order(unit: str) -> tuple[int, str]:
@@ -24,6 +27,22 @@ class Unit(StrEnum):
 
 
 FREE_PREFIX = "free:"
+MONEY_PREFIX = "money:"
+
+
+def fee_unit(what: str) -> str:
+    """The stored unit of a fee: `money:<what>` (`money:台费`), counted in money, not points."""
+    return MONEY_PREFIX + what
+
+
+def fee_name(unit: str) -> str:
+    """What a fee unit is for (`台费`); "" for a unit of points."""
+    return unit.removeprefix(MONEY_PREFIX) if unit.startswith(MONEY_PREFIX) else ""
+
+
+def is_points(unit: str) -> bool:
+    """Whether a unit counts a game's points (not a fee's money): standings, stats, chart."""
+    return Unit.of(unit) is not Unit.MONEY
 
 
 def free_unit(name: str) -> str:
@@ -64,6 +83,7 @@ class EventKind(StrEnum):
     HAND = "hand"  # a mahjong hand, a drawn hand, or a 510K report
     KONG = "kong"  # a mahjong kong, paid when the hand ends
     PAY = "pay"  # a transfer between two players (/pay), at any table
+    FEE = "fee"  # a cost beside the score (/fee), in money, shared by some players
     UNDO = "undo"  # reverts one earlier record (named by its id)
 
     @property

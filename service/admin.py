@@ -50,6 +50,8 @@ def set_option(tx: Tx, req: SetOption) -> SettingChanged | StakeSet:
         chat.tz = req.value
     elif req.key is Setting.RATING:
         chat.rating = req.value == "on"  # computed from the ledger when asked
+    elif req.key is Setting.IDLE:
+        chat.idle = int(req.value)  # `service.sittings` reads it at the next command
     else:
         on = req.value == "on"
         games = (Game.MAHJONG,) if req.key is Setting.SISUANG else K510_GAMES

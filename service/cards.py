@@ -14,19 +14,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from sqlalchemy.engine import Connection
 
-from scoring.games import EventKind, Unit
+from scoring.games import EventKind, Unit, is_points
 from scoring.hand_stats import Payment, hand_stats
 from service.errors import N_
 from service.ledger import player_names
 from service.names import clean_title
 from service.rating import SITTING_GAP, hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
-from service.squaring import Money, in_money, par_of, par_weights, plan
+from service.sittings import gap_of
+from service.squaring import Money, fee_par, in_money, par_of, par_weights, plan
 from service.views import season_for
 from storage.gateway import chats, records
 from storage.gateway import ledger as book
@@ -64,7 +65,10 @@ class _Tally:
             (p.amount for p in r.payments if p.payee is None), Fraction(0)
         )
         seats = [int(pid) for pid in r.data.get("seats") or () if isinstance(pid, int)]
-        par = par_of(Fraction(total), seats, par_weights(r.data))
+        if r.kind == EventKind.FEE:  # what the house is owed is not settled between players
+            par = fee_par(r.data)
+        else:
+            par = par_of(Fraction(total), seats, par_weights(r.data))
         for pid in nets.keys() | par.keys():
             self.squared[(unit, pid)] += nets.get(pid, 0) - par.get(pid, 0)
         if r.kind != EventKind.HAND:
@@ -149,7 +153,7 @@ def _card(
 def _one_stake(money: Money) -> Fraction | None:
     """The stake every game counted is played at, if they share one (None: none, or each
     game its own: the card says so)."""
-    stakes = {stake for _unit, stake in money.games}
+    stakes = {stake for unit, stake in money.games if is_points(unit)}
     return stakes.pop() if len(stakes) == 1 else None
 
 
@@ -168,13 +172,18 @@ def _best(
 # --- the night: /summary ---------------------------------------------------------------------
 
 
-def night(db: Connection, chat_id: int) -> Card | Info:
-    """The card of the chat's last night (its hands since play last paused for six hours)."""
+def night(db: Connection, chat_id: int, before: int | None = None) -> Card | Info:
+    """The card of the chat's last night (its hands since play last paused for the idle gap,
+    six hours unless `/set idle` says otherwise); `before`: the night that ended before the
+    chat's record number `before` (a sitting a table nobody closed ended)."""
     chat = chats.get_chat(db, chat_id)
     season = chats.current_season(db, chat_id)
     if chat is None or season is None:
         return Info(N_("Nothing has been recorded in this chat yet."))
-    events = _night_events(db, season.id)
+    since = chat.sitting_from if before is None else 0  # this sitting's, or the one before
+    events = night_events(db, season.id, before=before, since=since, gap=gap_of(chat))
+    if not events and since:  # a new sitting, nothing played yet: the night before it
+        events = night_events(db, season.id, before=since, gap=gap_of(chat))
     live = [e for e in reversed(events) if e.undone_by is None]
     if not live:
         return Info(N_("No hands recorded yet."))
@@ -204,14 +213,22 @@ def _record(e: EventRow, transfers: Sequence[TransferRow]) -> Record:
     )
 
 
-def _night_events(db: Connection, season_id: int) -> Sequence[EventRow]:
-    """The season's records newest first, back to the last pause of play (undone ones count
-    as play): read in growing pages, so a night costs what it holds."""
+def night_events(
+    db: Connection,
+    season_id: int,
+    *,
+    before: int | None = None,
+    since: int = 0,
+    gap: timedelta = SITTING_GAP,
+) -> Sequence[EventRow]:
+    """The season's records newest first (numbered from `since`, the sitting's first, and
+    below `before`), back to the last pause of play longer than `gap` (undone ones count as
+    play): read in growing pages, so a night costs what it holds."""
     rows: list[EventRow] = []
     for page in NIGHT_PAGES:
-        rows = book.hands(db, season_id, limit=page)
+        rows = book.hands(db, season_id, limit=page, before=before, since=since)
         for i in range(1, len(rows)):
-            if rows[i - 1].created_at - rows[i].created_at > SITTING_GAP:
+            if rows[i - 1].created_at - rows[i].created_at > gap:
                 return rows[:i]
         if len(rows) < page:
             break
@@ -228,7 +245,8 @@ def season_card(db: Connection, chat_id: int, number: int | None) -> Card | Info
     chat = chats.get_chat(db, chat_id)
     assert chat is not None
     tally = _Tally()
-    for record in records.of_seasons(db, [season.id], records.NUMBERED):
+    kinds = (*records.NUMBERED, EventKind.FEE.value)
+    for record in records.of_seasons(db, [season.id], kinds):
         if not record.undone:
             tally.add(record)
     if tally.start is None:

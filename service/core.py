@@ -10,6 +10,7 @@ import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -17,6 +18,7 @@ from sqlalchemy.engine import Engine
 from scoring.games import EventKind
 from service import (
     admin,
+    fees,
     free,
     guest,
     identity,
@@ -24,21 +26,26 @@ from service import (
     ledger,
     mahjong,
     people,
+    plans,
     repeats,
+    sittings,
     stakes,
     tables,
 )
 from service.app import AppAccess
-from service.context import Ctx
+from service.context import Actor, Ctx
 from service.errors import N_, ServiceError
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
-from service.replies import Info, Recorded, Reply
+from service.replies import Info, PlanReminder, Recorded, Reply, SittingClosed
 from service.requests import (
     Again,
     Answered,
+    Arrange,
+    CancelPlan,
     Claim,
+    Fee,
     Gang,
     GuestRound,
     Hu,
@@ -50,6 +57,9 @@ from service.requests import (
     Merge,
     NewTable,
     Pay,
+    Plans,
+    PollPosted,
+    PollVote,
     Rename,
     Report,
     Request,
@@ -66,6 +76,7 @@ from service.requests import (
 from service.unit import Tx
 from storage.gateway import chat_move, chats
 from storage.gateway import ledger as book
+from storage.gateway import plans as plan_book
 from storage.unit_of_work import UnitOfWork
 
 WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
@@ -87,6 +98,11 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Report: k510.report,
     Score: free.score,
     Pay: free.pay,
+    Fee: fees.fee,
+    Arrange: plans.arrange,
+    CancelPlan: plans.cancel,
+    PollPosted: plans.posted,
+    PollVote: plans.vote,
     Undo: ledger.undo,
     Reset: admin.reset,
     SetOption: admin.set_option,
@@ -130,6 +146,10 @@ def answered(tx: Tx, req: Answered) -> Reply:
     return reply
 
 
+#: What plays at the open table: a table nobody closed closes itself before it
+#: (`service.sittings`), and it plays at the new sitting's table.
+AT_THE_TABLE = (Hu, Gang, Liuju, Report, Score, Pay, Fee, Join, Seats, SetDealer, Sub, Leave)
+
 WRITES[Again] = again
 WRITES[Answered] = answered
 WRITES[GuestRound] = guest.guest_round
@@ -142,6 +162,7 @@ class Answer:
 
     reply: Reply
     lang: str
+    notice: SittingClosed | None = None  # sent after the reply: a table nobody closed closed
 
 
 class Service:
@@ -149,8 +170,9 @@ class Service:
     the chat locked, the update claimed), a read in a snapshot; from the event loop, both in a
     worker thread (`perform`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, now: Callable[[], datetime] = book.now) -> None:
         self.engine = engine
+        self.now = now  # the clock a table nobody closed is measured by (a test's own)
         self.uow = UnitOfWork(engine)
         self.app = AppAccess(self.uow)  # the Mini App's: its links, its live mark, its screens
 
@@ -207,6 +229,7 @@ class Service:
 
     def _apply(self, tx: Tx, request: Request, use_case: Callable[[Tx, Any], Reply]) -> Answer:
         ctx = tx.ctx
+        tx.now = self.now()  # the chat locked: its records are stamped in their order
         first_lang = of_telegram(ctx.actor.language) if tx.chat.lang is None else None
         if first_lang:  # the chat's first kept command: its sender's language, kept
             tx.chat.lang = first_lang
@@ -216,11 +239,14 @@ class Service:
             chats.save_settings(tx.db, tx.chat)
         if tx.earlier is not None:
             return Answer(self._repeat(tx, tx.earlier[0]), self._shown(tx))
+        closed = None
+        if isinstance(request, AT_THE_TABLE):
+            closed = sittings.close_idle(tx, tx.now or book.now())
         try:
             reply = use_case(tx, request)
         except repeats.Repeat as question:  # the same as the last record: ask, record nothing
-            return Answer(question.ask, self._shown(tx))
-        return Answer(reply, self._shown(tx))
+            return Answer(question.ask, self._shown(tx), closed)
+        return Answer(reply, self._shown(tx), closed)
 
     @staticmethod
     def _shown(tx: Tx) -> str:
@@ -237,10 +263,55 @@ class Service:
         view = ledger.hand_views(tx.db, [event])[0]
         return Recorded(view=view, repeated=True, archived_season=archived)
 
+    def plan_chat(self, poll_id: str) -> tuple[int, int] | None:
+        """The chat and topic of the /yue poll `poll_id` (a vote's update names no chat)."""
+        with self.uow.read() as db:
+            row = plan_book.plan_by_poll(db, poll_id)
+        return None if row is None else (row.chat_id, row.thread_id)
+
+    def due_reminders(self, now: datetime | None = None) -> list[PlanReminder]:
+        """The reminders of the games starting within `plans.REMINDER_LEAD`, each claimed in
+        its chat's transaction (marked sent: another worker, or this one after a restart, does
+        not send it again). Sent by the caller after this returns: at most once."""
+        now = now or self.now()
+        with self.uow.read() as db:
+            due = plan_book.due(db, now, plans.REMINDER_LEAD)
+        out: list[PlanReminder] = []
+        for chat_id, ids in plans.by_chat(due).items():
+            ctx = Ctx(chat_id=chat_id, actor=Actor(None, ""))
+            make = functools.partial(Tx, ctx=ctx, now=now)
+            with self.uow.chat(chat_id, 0, None, make=make) as tx:
+                tried = False  # the chat's table closes once, with its first reminder
+                for plan_id in ids:
+                    if not plan_book.claim_reminder(tx.db, plan_id, now):
+                        continue
+                    row = plan_book.plan_by_id(tx.db, plan_id)
+                    assert row is not None
+                    said = plan_book.answers(tx.db, [plan_id])[plan_id]
+                    closed = None
+                    if row.thread_id == 0 and not tried:  # the players gather again: a
+                        tried, closed = True, sittings.close_idle(tx, now)  # table idle closes
+                    out.append(
+                        PlanReminder(
+                            chat_id=row.chat_id,
+                            thread_id=row.thread_id,
+                            line=plans.plan_line(row, said),
+                            mentions=plans.mentions(said),
+                            tz=tx.chat.tz,
+                            lang=shown(tx.chat.lang, None),
+                            minutes=max(0, -int((now - row.at).total_seconds() // 60)),
+                            closed=closed,
+                        )
+                    )
+        return out
+
     def _read(self, ctx: Ctx, request: Request) -> Answer:
         with self.uow.read() as db:
             chat = chats.get_chat(db, ctx.chat_id)
-            reply = look(db, ctx, request)
+            if isinstance(request, Plans):  # what is still to come: by the service's clock
+                reply: Reply = plans.plans_view(db, ctx, self.now())
+            else:
+                reply = look(db, ctx, request)
             lang = chat.lang if chat else None
         if lang is None and chat is not None:  # a look sets a known chat's first language;
             # in a chat with no record yet it keeps nothing (`/help` before `/new`)

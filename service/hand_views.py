@@ -84,7 +84,19 @@ class FreeView:
     unit: str
 
 
-RecordDetail = MahjongView | K510View | KongView | FreeView
+@dataclass(frozen=True)
+class FeeView:
+    """A fee (/fee): what it was for, its amount, who paid it (None: nobody yet, owed to the
+    house), each sharer's share, and who pays a cent more (the cents that do not divide)."""
+
+    what: str
+    amount: Fraction
+    paid_by: str | None
+    shares: tuple[tuple[str, Fraction], ...]
+    extra: tuple[str, ...] = ()
+
+
+RecordDetail = MahjongView | K510View | KongView | FreeView | FeeView
 
 
 @dataclass(frozen=True)
@@ -93,7 +105,7 @@ class HandView:
 
     event_id: int
     hand_no: int | None
-    kind: str  # "hand" | "kong" | "pay"
+    kind: str  # "hand" | "kong" | "pay" | "fee"
     game: str
     text: str
     at: datetime
@@ -165,11 +177,27 @@ def _detail(event: EventRow, names: Mapping[int, str]) -> RecordDetail:
     data = event.data
     if event.kind == EventKind.KONG:
         return KongView(KongKind(data["kong"]["kind"]))
+    if event.kind == EventKind.FEE:
+        return _fee(data, names)
     if event.kind == EventKind.PAY or event.game == Game.FREE:
         return FreeView(str(data.get("unit", "")))
     if event.game == Game.MAHJONG:
         return MahjongView(tuple(_win(win, names) for win in data.get("wins", ())))
     return _k510(data)
+
+
+def _fee(data: Mapping[str, Any], names: Mapping[int, str]) -> FeeView:
+    payer = data.get("payer")
+    return FeeView(
+        what=str(data.get("what", "")),
+        amount=Fraction(data.get("amount", "0")),
+        paid_by=names.get(payer, "?") if isinstance(payer, int) else None,
+        shares=tuple(
+            (names.get(int(pid), "?"), Fraction(share))
+            for pid, share in (data.get("shares") or {}).items()
+        ),
+        extra=tuple(names.get(pid, "?") for pid in data.get("extra") or ()),
+    )
 
 
 def _win(win: Mapping[str, Any], names: Mapping[int, str]) -> WinView:

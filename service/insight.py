@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from sqlalchemy.engine import Connection, Engine
 
-from scoring.games import Game, Unit
+from scoring.games import Game, Unit, is_points
 from scoring.hand_stats import COUNTERS
 from service import tally
 from service.names import told_apart
@@ -46,7 +46,9 @@ def stats(db: Connection, chat_id: int, req: Stats) -> StatsView:
     player with only transfers has a line, no hands)."""
     season = season_for(db, chat_id, req.season)
     kept = tally.season(db, season.id)
-    net = {(b.unit, b.player_id): b.amount for b in book.balances(db, season.id)}
+    net = {
+        (b.unit, b.player_id): b.amount for b in book.balances(db, season.id) if is_points(b.unit)
+    }
     names = told_apart((p.id, p.name) for p in players.players_of_chat(db, chat_id))
 
     def name(pid: int) -> str:
@@ -142,7 +144,7 @@ def chart_data(db: Connection, chat_id: int, req: Chart) -> ChartData:
     now: dict[str, dict[int, Fraction]] = defaultdict(dict)  # everyone with a balance
     for b in book.balances(db, season.id):
         now[b.unit][b.player_id] = b.amount
-    units = sorted(counts, key=Unit.order)
+    units = sorted(filter(is_points, counts), key=Unit.order)  # a fee's money: not charted
     points = _every_record(db, season.id, counts)
     names = told_apart((p.id, p.name) for p in players.players_of_chat(db, chat_id))
     return ChartData(

@@ -15,7 +15,7 @@ from service.hand_views import HandView, seat_ids, view_of
 from service.names import told_apart
 from service.replies import Info, UndoAsk, Undone, UndoPick
 from service.requests import Undo
-from service.squaring import hand_par, par_weights
+from service.squaring import fee_par, hand_par, par_weights
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, tables
@@ -95,6 +95,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
         data={"target": target.id, "hand_no": target.hand_no},
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
+        at=tx.now,
     )
     tx.event_id, tx.tail = record.id, None  # the table's records changed
     book.mark_undone(tx.db, target.id, record.id)
@@ -107,7 +108,11 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
         seats = target.data.get("seats") or (table.seats if table is not None else ())
-        par = hand_par(transfers, seats, par_weights(target.data))
+        par = (
+            fee_par(target.data)
+            if target.kind == EventKind.FEE
+            else hand_par(transfers, seats, par_weights(target.data))
+        )
         unit = transfers[0].unit
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=unit, par=par)
     dealer = None
@@ -260,6 +265,7 @@ def record(
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
         tiles=tiles,
+        at=tx.now,
     )
     tx.event_id, tx.tail = event.id, None  # the table's records changed
     return event

@@ -18,6 +18,7 @@ from service.requests import (
     Export,
     Help,
     History,
+    LastNight,
     Me,
     Mine,
     Rating,
@@ -66,6 +67,8 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
             return rating.rating_view(db, ctx.chat_id)
         case Summary():
             return cards.night(db, ctx.chat_id)
+        case LastNight():
+            return cards.night(db, ctx.chat_id, request.before)
         case SeasonCard():
             return cards.season_card(db, ctx.chat_id, request.season)
     raise TypeError(f"no use case for {type(request).__name__}")

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from sqlalchemy.engine import Connection
 
-from scoring.games import Unit
+from scoring.games import Unit, is_points
 from scoring.hand_stats import COUNTERS
 from service import tally as counted
 from service.ledger import player_names
@@ -77,7 +77,7 @@ def _group(db: Connection, mine: PlayerRow) -> MeGroup | None:
     for season in seasons:
         tallies = (ever, now) if season.id == current.id else (ever,)
         for b in book.balances(db, season.id):
-            if b.player_id == mine.id:
+            if b.player_id == mine.id and is_points(b.unit):  # fees: not a game's points
                 for tally in tallies:
                     tally[b.unit].net += b.amount
         kept = found[season.id]

@@ -100,7 +100,7 @@ def guard(tx: Tx, table: TableRow, same: Any, view: Callable[[EventRow], HandVie
     exact = last.same == same
     if not exact and (near_key(same) is None or near_key(same) != near_key(last.same)):
         return
-    ago = book.now() - at_utc(last.created_at)
+    ago = (tx.now or book.now()) - at_utc(last.created_at)
     if ago > WINDOW:
         return
     event = book.event_by_id(tx.db, last.id)

@@ -10,6 +10,15 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from service.hand_views import HandView
+
+# around the game (issue 42): kept in `service.replies_around`, part of the union
+from service.replies_around import PlanCancelled as PlanCancelled
+from service.replies_around import PlanLine as PlanLine
+from service.replies_around import PlanMade as PlanMade
+from service.replies_around import PlanNoted as PlanNoted
+from service.replies_around import PlanReminder as PlanReminder
+from service.replies_around import PlansView as PlansView
+from service.replies_around import SittingClosed as SittingClosed
 from service.requests import NewTable, Request
 
 
@@ -612,4 +621,10 @@ Reply = (
     | MineView
     | RatingView
     | Card
+    | SittingClosed
+    | PlanMade
+    | PlansView
+    | PlanCancelled
+    | PlanNoted
+    | PlanReminder
 )

@@ -193,6 +193,70 @@ class Pay:
 
 
 @dataclass(frozen=True)
+class Fee:
+    """`/fee 120 台费 [paid 老王 | all | 小李 阿张]`: a cost beside the score, in money, shared
+    equally by the open table's players, the sitting's (`everyone`), or those named; with
+    `payer`, that player paid it for them."""
+
+    amount: Fraction
+    what: str
+    payer: PlayerRef | None = None
+    players: tuple[PlayerRef, ...] = ()
+    everyone: bool = False
+
+
+@dataclass(frozen=True)
+class When:
+    """A time as typed for /yue, read in the chat's time zone when the game is arranged:
+    `day` "" (the next time that hour comes), "today", "tomorrow", "after" (后天), "weekday"
+    (`value` 0 = Monday … 6), or "date" (`value` = month × 100 + day); `half` "am"/"pm" when
+    said (上午/晚上, am/pm), else "" (an hour from 1 to 11 is then taken as p.m.: an evening)."""
+
+    day: str
+    value: int
+    hour: int
+    minute: int
+    half: str = ""
+
+
+@dataclass(frozen=True)
+class Arrange:
+    """`/yue 周五 20:00 麻将`: the next game, with a poll of who comes."""
+
+    when: When
+    game: str = ""
+
+
+@dataclass(frozen=True)
+class Plans:
+    """`/yue` alone: the games arranged and who said they come."""
+
+
+@dataclass(frozen=True)
+class CancelPlan:
+    """`/yue cancel [n]`: the arranged game `n` of the list (None: the next one) called off."""
+
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class PollPosted:
+    """The bot posted the poll of arranged game `plan_id`: its poll and message ids kept."""
+
+    plan_id: int
+    poll_id: str
+    message_id: int
+
+
+@dataclass(frozen=True)
+class PollVote:
+    """A member answered a /yue poll (`option_ids` empty: the vote retracted)."""
+
+    poll_id: str
+    option_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Undo:
     event_id: int | None = None  # a button or a reply names the event
     hand_no: int | None = None  # `/undo 7`: the open table's hand #7 of the season
@@ -280,13 +344,14 @@ class Setting(StrEnum):
     ZEROSUM = "zerosum"
     TZ = "tz"
     RATING = "rating"
+    IDLE = "idle"  # minutes without a record after which a table closes itself (0: never)
 
 
 @dataclass(frozen=True)
 class SetOption:
     key: Setting
     value: str  # validated: stake a non-negative decimal text, lang "zh"/"en", flags "on"/"off",
-    # tz an IANA zone name as zoneinfo spells it
+    # tz an IANA zone name as zoneinfo spells it, idle whole minutes as text ("0": off)
 
 
 @dataclass(frozen=True)
@@ -308,6 +373,14 @@ class Rating:
 @dataclass(frozen=True)
 class Summary:
     """`/summary`: the night's card (the chat's hands since play last paused for six hours)."""
+
+
+@dataclass(frozen=True)
+class LastNight:
+    """The card of the night that ended before the chat's record number `before`: offered
+    once when a table nobody closed closes itself (its button)."""
+
+    before: int
 
 
 @dataclass(frozen=True)
@@ -355,6 +428,12 @@ Request = (
     | Report
     | Score
     | Pay
+    | Fee
+    | Arrange
+    | Plans
+    | CancelPlan
+    | PollPosted
+    | PollVote
     | Undo
     | Again
     | Answered
@@ -374,6 +453,7 @@ Request = (
     | Mine
     | Rating
     | Summary
+    | LastNight
     | SeasonCard
     | SetStake
     | GuestRound

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Connection
 
-from scoring.games import Unit
+from scoring.games import Unit, is_points
 from service.context import Ctx
 from service.ledger import player_names
 from service.replies import MoneyView, SettleView
@@ -23,7 +23,7 @@ def settle(db: Connection, ctx: Ctx, req: Settle) -> SettleView | MoneyView:
     rows = book.balances(db, season.id)
     by_unit = squared(rows)  # by player id: two players of one name are two
     names = player_names(db, list({row.player_id for row in rows}))
-    units = sorted(by_unit, key=Unit.order)  # in the order sections are shown
+    units = sorted(filter(is_points, by_unit), key=Unit.order)  # fees: in money only
     archive = season.id if ctx.is_admin and season.archived_at is None else None
     uneven = tuple(u for u in units if any(row.par for row in rows if row.unit == u))
     if req.money:

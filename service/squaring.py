@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from scoring.fees import house_par
 from scoring.games import Unit
 from scoring.settle_up import settle_up
 from storage.models import BalanceRow, ChatRow, TransferRow
@@ -48,6 +49,14 @@ def par_of(
     if weights:
         return {pid: total * w for pid, w in weights.items() if w}
     return dict.fromkeys(seated, total / len(seated))
+
+
+def fee_par(data: Mapping[str, Any]) -> dict[int, Fraction]:
+    """The par a fee record (`service.fees`) added, from its stored data: its shares owed to
+    the house, which settling up leaves out (its undo takes them back)."""
+    shares = {int(pid): Fraction(v) for pid, v in (data.get("shares") or {}).items()}
+    payer = data.get("payer")
+    return house_par(shares, payer if isinstance(payer, int) else None)
 
 
 GROUPS = {4: ("team1", "team2"), 3: ("seat1", "seat2", "seat3")}
@@ -149,12 +158,15 @@ class Money:
 def in_money(
     chat: ChatRow | None, by_unit: Mapping[str, Mapping[int, Fraction]], names: Mapping[int, str]
 ) -> Money:
-    """Each game's squared points times its own stake (else the chat's), added up per player,
-    then in whole cents that still add up (ties by `names`)."""
+    """Each game's squared points times its own stake (else the chat's), and the fees' money
+    as it is (stake 1, listed in `games` too), added up per player, then in whole cents that
+    still add up (ties by `names`)."""
     money: dict[int, Fraction] = {}
     games, left_out = [], []
     for unit in sorted(by_unit, key=Unit.order):
-        stake = stake_of(chat, unit)
+        stake = Fraction(1) if Unit.of(unit) is Unit.MONEY else stake_of(chat, unit)  # a fee
+        if stake == 1 and Unit.of(unit) is Unit.MONEY and not any(by_unit[unit].values()):
+            continue  # a fee undone, or owed only to the house: nothing to square
         if stake is None:
             if any(by_unit[unit].values()):
                 left_out.append(unit)

@@ -4,6 +4,7 @@ the locked chat, its season, the open table as first read) and who asks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from service.context import Ctx
 from storage.unit_of_work import ChatWrite
@@ -19,3 +20,4 @@ class Tx(ChatWrite):
     # a read-only Tx has not read one.
     table_fresh: bool = True
     again: bool = False  # [Record again]: the two-minute rule said, and was answered, "again"
+    now: datetime | None = None  # the service's clock at the write's start: its records' time

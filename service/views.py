@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from sqlalchemy.engine import Connection
 
-from scoring.games import EventKind, Game, Unit
+from scoring.games import EventKind, Game, Unit, is_points
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
 from service.ledger import hand_views, player_names
@@ -45,7 +45,8 @@ def balances_by_unit(db: Connection, season: SeasonRow) -> dict[str, list[tuple[
     names = player_names(db, [b.player_id for b in rows])
     out: dict[str, list[tuple[str, Fraction]]] = defaultdict(list)
     for b in rows:
-        out[b.unit].append((names[b.player_id], b.amount))
+        if is_points(b.unit):  # a fee's money is not a game's points
+            out[b.unit].append((names[b.player_id], b.amount))
     for lines in out.values():
         lines.sort(key=lambda line: (-line[1], line[0].casefold()))
     return out

@@ -42,6 +42,12 @@ class ChatRow(SQLModel):
         default_factory=dict, sa_type=JSON, sa_column_kwargs=sql_default("'{}'")
     )
     created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+    # /set idle: minutes without a record after which a table closes itself at the next
+    # command (0: never); revision 0024
+    idle: int = Field(default=360, sa_column_kwargs=sql_default("360"))
+    # the chat's record number where its sitting began (a table nobody closed closed itself:
+    # /summary reads no further back); revision 0024
+    sitting_from: int = Field(default=0, sa_column_kwargs=sql_default("0"))
 
 
 class Chat(ChatRow, table=True):
@@ -247,6 +253,46 @@ class NearRepeat(NearRepeatRow, table=True):
     __tablename__ = "near_repeat"
 
 
+class PlanRow(SQLModel):
+    """The next game arranged with /yue (revision 0024): when, which game, how many make the
+    table, the poll that asks who comes; `reminded_at`: the reminder sent (claimed once by one
+    worker), `full_at`: "the table is full" said, `cancelled_at`: /yue cancel."""
+
+    id: int = Field(primary_key=True)
+    chat_id: int = Field(sa_type=BigInteger, foreign_key="chat.id", index=True)
+    thread_id: int = Field(default=0, sa_type=BigInteger, sa_column_kwargs=sql_default("0"))
+    at: datetime
+    game: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    seats: int = Field(default=4, sa_column_kwargs=sql_default("4"))
+    poll_id: str | None = Field(default=None, unique=True)
+    message_id: int | None = Field(default=None, sa_type=BigInteger)
+    created_by: int | None = Field(default=None, sa_type=BigInteger)
+    created_by_name: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    created_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+    cancelled_at: datetime | None = None
+    reminded_at: datetime | None = Field(default=None, index=True)
+    full_at: datetime | None = None
+
+
+class Plan(PlanRow, table=True):
+    pass
+
+
+class PlanAnswerRow(SQLModel):
+    """A member's answer to a /yue poll (the last one counts: re-voting is allowed)."""
+
+    plan_id: int = Field(foreign_key="plan.id", primary_key=True)
+    user_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    name: str = Field(default="", sa_column_kwargs=sql_default("''"))
+    username: str | None = None
+    coming: bool = Field(default=False, sa_column_kwargs=OFF)
+    answered_at: datetime = Field(default_factory=utcnow, sa_column_kwargs=NOW)
+
+
+class PlanAnswer(PlanAnswerRow, table=True):
+    __tablename__ = "plan_answer"
+
+
 def core_table(model: type[SQLModel]) -> Table:
     """The Core table of a table model: what the gateway's statements are built on."""
     found = model.__table__  # type: ignore[attr-defined]
@@ -266,3 +312,5 @@ chat_move = core_table(ChatMove)
 app_link = core_table(AppLink)
 reminder = core_table(Reminder)
 near_repeat = core_table(NearRepeat)
+plan = core_table(Plan)
+plan_answer = core_table(PlanAnswer)

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-HEAD = "0023_near_repeats"
+HEAD = "0024_around_the_game"
 
 
 def current(engine: Engine) -> str | None:

@@ -31,7 +31,17 @@ from bot.presentation.render import Renderer
 from service.errors import ServiceError
 from service.ledger import ALREADY_UNDONE
 from service.replies import Info, MineView, Recorded
-from service.requests import Again, Answered, Claim, Mine, Request, Reset, Summary, Undo
+from service.requests import (
+    Again,
+    Answered,
+    Claim,
+    LastNight,
+    Mine,
+    Request,
+    Reset,
+    Summary,
+    Undo,
+)
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
@@ -243,7 +253,8 @@ async def card(
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     try:
-        answered = await run(update, context, Summary(), "[card]")
+        night: Request = LastNight(int(arg)) if arg else Summary()  # parse_press checked it
+        answered = await run(update, context, night, "[card]")
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
         return

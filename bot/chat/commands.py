@@ -87,6 +87,8 @@ async def answer(update: Update, context: Context, message: Message, typed: Type
     replied = message.reply_to_message
     if request is not parsed and isinstance(answered.reply, Undone) and replied is not None:
         await spend(context.bot, replied, renderer_of(answered).alert(UNDONE))  # its Undo: used
+    if answered.notice is not None:  # a table nobody closed closed: the night's card offered
+        await send_reply(update, context, message, renderer_of(answered), answered.notice)
 
 
 async def refuse(

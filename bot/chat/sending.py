@@ -12,7 +12,7 @@ from typing import Any
 from telegram import Message, Update
 from telegram.ext import ContextTypes
 
-from bot.chat import cards, files
+from bot.chat import cards, files, plans
 from bot.chat.rich import send_table, send_table_or_text
 from bot.delivery.bot_api import send_ephemeral
 from bot.delivery.messages import send
@@ -31,6 +31,7 @@ from service.replies import (
     MeView,
     MineView,
     MoneyView,
+    PlanMade,
     Reply,
     ResetDone,
     StandingsView,
@@ -174,4 +175,5 @@ SENDERS: Mapping[type, Sender] = {
     MeView: _me,
     MeElsewhere: _elsewhere,
     MineView: _mine,
+    PlanMade: plans.made,  # then its poll
 }

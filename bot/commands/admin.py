@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from fractions import Fraction
 
 from bot.commands.reader import (
     CONTROL,
@@ -144,6 +145,8 @@ def parse_set(args: str, usage: str) -> SetOption | SetStake:
         return SetOption(key, _stake(value, usage))
     if key is Setting.TZ:
         return SetOption(key, _zone(value))
+    if key is Setting.IDLE:
+        return SetOption(key, str(idle_minutes(value, usage)))
     choices, allowed = (LANGS, LANG_LIST) if key is Setting.LANG else (SWITCH, SWITCH_LIST)
     normalised = choices.get(value.lower())
     if normalised is None:
@@ -155,6 +158,35 @@ def parse_set(args: str, usage: str) -> SetOption | SetStake:
             allowed=allowed,
         )
     return SetOption(key, normalised)
+
+
+_IDLE = re.compile(
+    r"(?P<n>[0-9]{1,4}(?:\.[0-9]{1,2})?)\s*(?P<unit>h|hr|hrs|hours?|小时|个小时|钟头|"
+    r"m|min|mins|minutes?|分|分钟|d|days?|天)?"
+)
+IDLE_RANGE = (10, 7 * 24 * 60)  # minutes: from ten minutes to a week
+
+
+def idle_minutes(word: str, usage: str) -> int:
+    """`/set idle 6h`: the gap in whole minutes (`6h`, `90m`, `1.5h`, `6小时`, a bare number
+    is hours); `off` (关): 0, tables never close themselves."""
+    if SWITCH.get(word.lower()) == "off":
+        return 0
+    found = _IDLE.fullmatch(word.lower())
+    if found is None:
+        raise ParseError(
+            N_("'{word}' is not a length of time: write 6h, 90m or off"), usage, word=show(word)
+        )
+    unit = found["unit"] or "h"
+    per = 1 if unit[0] in "m分" else 24 * 60 if unit[0] in "d天" else 60
+    minutes = Fraction(Decimal(found["n"])) * per
+    if not IDLE_RANGE[0] <= minutes <= IDLE_RANGE[1]:
+        raise ParseError(
+            N_("'{word}': give between 10 minutes and 7 days (6h, 90m), or off"),
+            usage,
+            word=show(word),
+        )
+    return int(minutes)
 
 
 def _zone(word: str) -> str:

@@ -139,9 +139,10 @@ def name_request(arg: str) -> tuple[int, Request] | None:
     return int(parts[0]), request
 
 
-def card_data() -> str:
-    """The night's card (offered under /settle)."""
-    return f"{VERSION}:card"
+def card_data(before: int | None = None) -> str:
+    """The night's card (offered under /settle); `before`: the night that ended before the
+    chat's record number `before` (offered when a table nobody closed closes itself)."""
+    return f"{VERSION}:card" if before is None else f"{VERSION}:card:{before}"
 
 
 def mine_data() -> str:
@@ -190,7 +191,9 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if name_request(arg) is not None else None
     if action == "cancel":
         return Press(action, arg) if arg in ("", "r") else None
-    if action in ("card", "mine"):
+    if action == "card":
+        return Press(action, arg) if arg == "" or _id(arg) else None
+    if action == "mine":
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state

@@ -15,17 +15,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.commands import admin, free, k510, mahjong, tables, undo, views
+from bot.commands import admin, fees, free, k510, mahjong, tables, undo, views, yue
 from bot.i18n import N_
 from service.requests import (
+    Arrange,
+    CancelPlan,
     Chart,
     Export,
+    Fee,
     Gang,
     Help,
     History,
     Hu,
     IAm,
     Join,
+    LastNight,
     Leave,
     Link,
     Liuju,
@@ -35,6 +39,7 @@ from service.requests import (
     NewTable,
     OpenApp,
     Pay,
+    Plans,
     Rating,
     Rename,
     Report,
@@ -263,12 +268,12 @@ COMMANDS: tuple[Command, ...] = (
         ephemeral=True,
     ),
     Command("rating", N_("/rating"), (Rating,), aliases=("评分",)),
-    Command("summary", N_("/summary"), (Summary,), aliases=("战报", "总结")),
+    Command("summary", N_("/summary"), (Summary, LastNight), aliases=("战报", "总结")),
     Command(
         "set",
         N_(
             "/set stake 0.5 · /set stake mahjong 1 · /set lang zh|en · /set sisuang on|off · "
-            "/set zerosum on|off · /set tz Asia/Shanghai"
+            "/set zerosum on|off · /set tz Asia/Shanghai · /set idle 6h|off"
         ),
         (SetOption, SetStake),
         admin.parse_set,
@@ -299,6 +304,30 @@ COMMANDS: tuple[Command, ...] = (
         aliases=("我的",),
         menu=N_("my balance, last hands and what I pay (only I see it)"),
         ephemeral=True,
+    ),
+    Command(
+        "fee",
+        N_(
+            "/fee <amount> <what> [paid <payer> | all | <players>…] · /fee 120 台费 · "
+            "/fee 120 台费 paid 老王 · /fee 30 茶水 小李 阿张"
+        ),
+        (Fee,),
+        fees.parse_fee,
+        aliases=("台费", "费用"),
+        menu=N_("a cost beside the score, split: /fee 120 台费"),
+    ),
+    Command(
+        "yue",
+        N_(
+            "/yue <when> [game] · /yue 周五 20:00 麻将 · /yue 明天 8点 · /yue 20:00 · "
+            "/yue fri 8pm · /yue (what is arranged) · /yue cancel [n] — a day: 今天 明天 后天 "
+            "周五 fri 12-25; a time: 20:00 8点 8点半 8pm (1–11 without am/上午: p.m.)"
+        ),
+        (Arrange, Plans, CancelPlan),
+        yue.parse_yue,
+        aliases=("约", "约局", "约牌"),
+        menu=N_("arrange the next game, with a poll: /yue 周五 20:00 麻将"),
+        who=Who.ASKED,  # whoever arranged a game, or an admin, may call it off
     ),
 )
 

@@ -51,6 +51,7 @@ UNIT: dict[str, str] = {
     Unit.MAHJONG: N_("Mahjong points"),
     Unit.K510: N_("510K scores"),
     Unit.FREE: N_("Free points"),
+    Unit.MONEY: N_("Fees"),
 }
 
 SETTING = {
@@ -60,4 +61,5 @@ SETTING = {
     "zerosum": N_("zero-sum 510K scores"),
     "tz": N_("time zone"),
     "rating": N_("skill rating (/rating)"),
+    "idle": N_("a table with no record closes itself after"),
 }

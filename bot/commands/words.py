@@ -128,6 +128,7 @@ SETTINGS = aliases(
         Setting.ZEROSUM: ("zerosum", "零和"),
         Setting.TZ: ("tz", "timezone", "时区"),
         Setting.RATING: ("rating", "elo", "评分", "等级分"),
+        Setting.IDLE: ("idle", "闲置", "空闲", "收桌"),
     }
 )
 LANGS = aliases(

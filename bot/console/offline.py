@@ -373,6 +373,30 @@ class OfflineBotApi:
     def _m_senddocument(self, params: Mapping[str, Any]) -> JSON:
         return self._send_file(params, "document")
 
+    def _m_sendpoll(self, params: Mapping[str, Any]) -> JSON:
+        """A poll (/yue's): shown as its question and options; nobody votes in the console."""
+        options = params.get("options") or []
+        if isinstance(options, str):
+            options = json.loads(options)
+        texts = [o if isinstance(o, str) else str(o.get("text", "")) for o in options]
+        question = str(params.get("question") or "")
+        poll = {
+            "id": f"poll-{self._seq + 1}",
+            "question": question,
+            "options": [
+                {"text": t, "voter_count": 0, "persistent_id": str(i)} for i, t in enumerate(texts)
+            ],
+            "total_voter_count": 0,
+            "is_closed": False,
+            "is_anonymous": params.get("is_anonymous") not in (False, "false", "False"),
+            "type": "regular",
+            "allows_multiple_answers": False,
+            "allows_revoting": True,
+            "members_only": False,
+        }
+        shown = "📊 " + question + "".join(f"\n  ○ {t}" for t in texts)
+        return self._send(params, shown, {"poll": poll})
+
     def _send_file(self, params: Mapping[str, Any], kind: str) -> JSON:
         upload = params.get(kind)
         if not isinstance(upload, UploadedFile):

@@ -28,7 +28,7 @@ from typing import IO, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.i18n import N_, translator
-from scoring.games import free_name
+from scoring.games import fee_name, free_name
 from service.replies import ExportData, ExportRow
 
 K = TypeVar("K", bound=Hashable)
@@ -60,6 +60,7 @@ WORDS = {
     "sealed": N_("CSV reason: sealed"),
     "pay": N_("CSV reason: pay"),
     "score": N_("CSV reason: score"),
+    "fee": N_("CSV reason: fee"),
     TABLE: N_("CSV: (table)"),
     "yes": N_("CSV undone: yes"),
     "no": N_("CSV undone: no"),
@@ -166,6 +167,8 @@ class _Cells:
             return stored if lang == "en" or stored not in WORDS else gettext(WORDS[stored])
 
         def game(stored: str) -> str:  # a free game by its name (English: its stored unit)
+            if fee_name(stored):  # a fee by what it was for (`台费`)
+                return _cell(fee_name(stored))
             named = free_name(stored)
             return _cell(named) if named and lang != "en" else _cell(word(stored))
 
@@ -195,7 +198,8 @@ class _Cells:
         return "".join(
             [
                 f"{stamps[at]},{table(t)},{'' if hand_no is None else hand_no},"
-                f"{games[unit if game == 'free' else game]},{names[payer]},{names[payee]},"
+                f"{games[unit if game == 'free' or reason == 'fee' else game]},"
+                f"{names[payer]},{names[payee]},"
                 f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no},"
                 f"{tiles[hand if reason in _WON else '']}\r\n"
                 for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand, t in (

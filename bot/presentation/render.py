@@ -21,6 +21,7 @@ from bot.presentation import (
     render_insight,
     render_money,
     render_people,
+    render_plans,
     render_records,
     render_views,
     rules_text,
@@ -136,5 +137,11 @@ RENDERERS: Mapping[type[Any], Render] = dict(
         _entry(r.RatingView, render_beyond.rating),
         _entry(r.Card, render_beyond.card),
         _entry(r.Info, info),
+        _entry(r.SittingClosed, render_beyond.sitting_closed),
+        _entry(r.PlanMade, render_plans.made),
+        _entry(r.PlansView, render_plans.listed),
+        _entry(r.PlanCancelled, render_plans.cancelled),
+        _entry(r.PlanNoted, render_plans.noted),
+        _entry(r.PlanReminder, render_plans.reminder),
     ]
 )

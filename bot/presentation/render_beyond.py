@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from html import escape
 
+from bot.commands.callback_data import card_data
 from bot.commands.timezones import local
 from bot.i18n import N_, Gettext
 from bot.presentation.card_words import HANDS_COUNTED, WHO_PAYS, game_title, in_money, notes
 from bot.presentation.numbers import fmt, fmt_money
-from bot.presentation.out import Out
+from bot.presentation.out import Button, Out
 from bot.presentation.render_free import unit_title
 from bot.presentation.render_hands import quote
 from bot.presentation.render_money import game_name
@@ -25,9 +26,10 @@ from service.replies import (
     MineView,
     RatingGame,
     RatingView,
+    SittingClosed,
 )
 
-ICON = {Unit.MAHJONG: "🀄", Unit.K510: "🃏", Unit.FREE: "🎲"}
+ICON = {Unit.MAHJONG: "🀄", Unit.K510: "🃏", Unit.FREE: "🎲", Unit.MONEY: "🧾"}
 UNNAMED = N_("a group (its name shows after its next record)")
 ME_PRIVATE = N_("Your record is sent in our private chat, never in a group:")
 ME_OPEN = N_("Show my record")
@@ -267,3 +269,16 @@ def rating(_: Gettext, v: RatingView) -> Out:
 
 def card(_: Gettext, v: Card) -> Out:
     return Out(card_caption(_, v))
+
+
+def sitting_closed(_: Gettext, v: SittingClosed) -> Out:
+    """A table nobody closed closed itself at this command: the sitting that ended, and its
+    card offered once (昨晚的战报)."""
+    last = local(v.last_at, v.tz).strftime("%m-%d %H:%M")
+    text = _(
+        "⏰ No record at this table for {hours} h (the last at {last}): that sitting is closed,"
+        " and a new one begins at the same seats, hands numbered from 1 again.",
+        hours=v.hours,
+        last=last,
+    )
+    return Out(text, ((Button(_("🖼 Last night's card"), card_data(v.before)),),))

@@ -10,13 +10,15 @@ from html import escape
 from bot.commands import labels
 from bot.i18n import Gettext
 from bot.presentation.numbers import fmt
-from scoring.games import EventKind, Game, Unit, free_name
+from scoring.games import EventKind, Game, Unit, fee_name, free_name
 from service.hand_views import FreeView, HandView
 from service.replies import FreeSection
 
 
 def unit_title(_: Gettext, unit: str) -> str:
     """`Mahjong points`, `510K scores`, `Free points`, `Free points · 斗地主`."""
+    if Unit.of(unit) is Unit.MONEY:
+        return escape(fee_name(unit)) or _(labels.UNIT[Unit.MONEY])
     if Unit.of(unit) is not Unit.FREE:
         return _(labels.UNIT[unit])
     name = free_name(unit)

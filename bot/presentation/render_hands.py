@@ -12,13 +12,22 @@ from html import escape
 from bot.commands import labels
 from bot.commands.callback_data import undo_data
 from bot.i18n import N_, Gettext
-from bot.presentation.numbers import fmt
+from bot.presentation.numbers import fmt, fmt_money
 from bot.presentation.out import DANGER, Button, Out
+from bot.presentation.render_fees import fee_lines, fee_title
 from bot.presentation.render_free import free_lines, record_title, totals_line
 from bot.presentation.render_tiles import reading_line
 from scoring import EventKind, Formula, Game, HandValue, Pattern
 from service import replies as r
-from service.hand_views import FreeView, HandView, K510View, KongView, MahjongView, Payment
+from service.hand_views import (
+    FeeView,
+    FreeView,
+    HandView,
+    K510View,
+    KongView,
+    MahjongView,
+    Payment,
+)
 from service.names import visible
 
 QUOTE_LIMIT = 80  # characters of a recorded command echoed back
@@ -75,6 +84,8 @@ def hand_lines(_: Gettext, view: HandView) -> list[str]:
     detail = view.detail
     if isinstance(detail, KongView):
         return kong_lines(_, view, detail)
+    if isinstance(detail, FeeView):
+        return fee_lines(_, view, detail, quote(view.text))
     if isinstance(detail, FreeView):
         lines = free_lines(_, view, detail, quote(view.text))
         if view.kind == EventKind.PAY:
@@ -154,6 +165,8 @@ def payment_line(_: Gettext, p: Payment) -> str:
     """`  小李 → 老王 12 · 自摸` (510K: `  老王 +22.5`)."""
     if p.reason == "pay":
         return f"  {escape(p.payer or '?')} → {escape(p.payee or '?')} {fmt(p.amount)}"
+    if p.reason == "fee":  # a fee's share, owed to the one who paid it or to the house
+        return f"  {escape(p.payer or '?')} → {escape(p.payee or '🏠')} {fmt_money(p.amount)}"
     if p.reason == "score":
         name = p.payee if p.payee is not None else p.payer
         amount = p.amount if p.payee is not None else -p.amount
@@ -280,6 +293,8 @@ def undone(_: Gettext, reply: r.Undone) -> Out:
     what = _("hand #{n}", n=view.hand_no) if hand else _("the kong")
     if view.kind == EventKind.PAY or view.game == Game.FREE:
         what = record_title(_, view)
+    if view.kind == EventKind.FEE:
+        what = fee_title(_, view)
     lines = [_("↩️ Undone: {what}", what=what) + f" — <i>{quote(view.text)}</i>"]
     net = tuple((name, -amount) for name, amount in view.net)
     if net:

@@ -15,10 +15,15 @@ from bot.presentation.markup import COPY_TEXT_LIMIT, MAX_BUTTONS
 from bot.presentation.numbers import fmt, fmt_money, fmt_stake, rounded
 from bot.presentation.out import SUCCESS, Button, Out
 from bot.presentation.render_free import unit_title
-from scoring.games import Unit, free_name
+from scoring.games import Unit, fee_name, free_name, is_points
 from service.replies import MoneyView, SettleView, StakeSet
 
-GAME_NAMES = {Unit.MAHJONG: N_("mahjong"), Unit.K510: "510K", Unit.FREE: N_("free scoring")}
+GAME_NAMES = {
+    Unit.MAHJONG: N_("mahjong"),
+    Unit.K510: "510K",
+    Unit.FREE: N_("free scoring"),
+    Unit.MONEY: N_("fees"),
+}
 SQUARED = N_(
     "(510K scores are not zero-sum: each hand is squared against the average of the players "
     "at it, which is what zerosum would have recorded.)"
@@ -27,7 +32,7 @@ SQUARED = N_(
 
 def game_name(_: Gettext, unit: str) -> str:
     """`mahjong`, `510K`, `斗地主` (a free game by its name), `free scoring`."""
-    name = free_name(unit)
+    name = free_name(unit) or fee_name(unit)
     return escape(name) if name else _(GAME_NAMES[Unit.of(unit)])
 
 
@@ -96,14 +101,20 @@ def money_text(_: Gettext, v: MoneyView) -> str:
 
 
 def money_notes(_: Gettext, v: MoneyView) -> list[str]:
-    """What follows the payments of /settle money: the games counted, left out, rounding."""
+    """What follows the payments of /settle money: the games counted (a fee's money as it is),
+    left out, rounding."""
     lines: list[str] = []
-    if v.games:
+    games = [(unit, stake) for unit, stake in v.games if is_points(unit)]
+    fees = [unit for unit, _stake in v.games if not is_points(unit)]
+    if games:
         counted = " · ".join(
             _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt_stake(stake))
-            for unit, stake in v.games
+            for unit, stake in games
         )
         lines.append(_("Counted: {games}.", games=counted))
+    if fees:
+        named = " · ".join(game_name(_, unit) for unit in fees)
+        lines.append(_("With the fees paid for others: {fees}.", fees=named))
     if v.left_out and v.games:
         lines.append(
             _(

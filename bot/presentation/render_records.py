@@ -8,6 +8,7 @@ from html import escape
 from bot.commands.callback_data import again_data, cancel_data, near_data, undo_data
 from bot.i18n import Gettext
 from bot.presentation.out import DANGER, SUCCESS, Button, Out
+from bot.presentation.render_fees import fee_title
 from bot.presentation.render_free import record_title, table_title
 from bot.presentation.render_hands import quote
 from scoring import EventKind, Game
@@ -19,6 +20,8 @@ def what(_: Gettext, view: HandView) -> str:
     """ "hand #3", "the kong", "transfer #4"."""
     if view.kind == EventKind.KONG or view.hand_no is None:
         return _("the kong")
+    if view.kind == EventKind.FEE:
+        return fee_title(_, view)
     if view.kind == EventKind.PAY or view.game == Game.FREE:
         return record_title(_, view)
     return _("hand #{n}", n=view.hand_no)

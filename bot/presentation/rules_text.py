@@ -366,7 +366,7 @@ HELP = N_(
     "/me (your record, only you see it) · /mine (your account here, only you see it)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake [game] 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai · "
-    "/set rating on|off\n"
+    "/set rating on|off · /set idle 6h|off\n"
     "Only commands a member types count: forwards and messages via other bots are ignored. "
     "Posting as a channel you can record hands and read, but not take a seat."
 )
@@ -374,6 +374,18 @@ HELP = N_(
 
 FREE_HELP = N_(
     "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
+)
+
+
+YUE_HELP = N_(
+    "The next game: /yue 周五 20:00 麻将 (a poll; those who come are reminded 30 minutes "
+    "before) · /yue (what is arranged) · /yue cancel"
+)
+
+
+FEE_HELP = N_(
+    "Fees beside the score, in money: /fee 120 台费 (the table's players share it) · "
+    "/fee 120 台费 paid 老王 (老王 paid for everyone) · /fee 30 茶水 小李 阿张 · /fee 120 台费 all"
 )
 
 
@@ -390,7 +402,19 @@ PEOPLE_HELP = N_(
 
 
 def help_text(_: Gettext) -> str:
-    return _(HELP) + "\n" + _(PEOPLE_HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)
+    return (
+        _(HELP)
+        + "\n"
+        + _(PEOPLE_HELP)
+        + "\n"
+        + _(TILES_HELP)
+        + "\n"
+        + _(FREE_HELP)
+        + "\n"
+        + _(FEE_HELP)
+        + "\n"
+        + _(YUE_HELP)
+    )
 
 
 def rules(_: Gettext, v: RulesView) -> Out:
@@ -407,11 +431,20 @@ SWITCH = {"on": N_("on"), "off": N_("off")}
 LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
 
 
+def duration(_: Gettext, minutes: int) -> str:
+    """`6 h`, `90 min`: the gap of /set idle."""
+    if minutes % 60:
+        return _("{n} min", n=minutes)
+    return _("{n} h", n=minutes // 60)
+
+
 def setting_changed(_: Gettext, v: SettingChanged) -> Out:
     if v.value in SWITCH:
         value = _(SWITCH[v.value])
     elif v.key == "tz":
         value = escape(zone_label(v.value))
+    elif v.key == "idle":
+        value = duration(_, int(v.value)) if v.value != "0" else _("never (off)")
     else:
         value = escape(LANGUAGE_NAMES.get(v.value, v.value))
     return Out(_("Set {key}: {value}.", key=_(labels.SETTING[v.key]), value=value))

@@ -22,6 +22,7 @@ from storage.models import (
     chat_move,
     event,
     game_table,
+    plan,
     player,
     processed_update,
     season,
@@ -31,7 +32,7 @@ from storage.models import (
 
 log = logging.getLogger(__name__)
 
-CHAT_OWNED = (season, player, game_table, event, processed_update, app_link)
+CHAT_OWNED = (season, player, game_table, event, processed_update, app_link, plan)
 #: The fields of a record's data that name players by id (`service.mahjong`, `service.k510`).
 PLAYER_FIELDS = frozenset({"winner", "discarder", "sealed", "konger", "source"})
 #: The fields that map players' ids (as text) to amounts (a free round's or transfer's net).

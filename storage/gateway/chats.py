@@ -37,7 +37,12 @@ from storage.models import (
 )
 
 Earlier = tuple[int | None]  # how an update was processed before: (the event it recorded,)
-RECORDS = (EventKind.HAND.value, EventKind.KONG.value, EventKind.PAY.value)  # what /undo reverts
+RECORDS = (  # what /undo reverts
+    EventKind.HAND.value,
+    EventKind.KONG.value,
+    EventKind.PAY.value,
+    EventKind.FEE.value,
+)
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ _PRUNE_PG = delete(processed_update).where(  # rows another transaction holds ar
 _LAST_HAND_NO = select(func.max(event.c.hand_no)).where(
     event.c.table_id == bindparam("table_id"),
     event.c.season_id == bindparam("season_id"),
-    event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value]),
+    event.c.kind.in_([EventKind.HAND.value, EventKind.PAY.value, EventKind.FEE.value]),
 )
 _undo, _undone = event.alias("undo"), event.alias("undone")
 _LIVE_HANDS_OF_SEASON = (  # its hands (the season-kind index alone) less those undone
@@ -268,6 +273,7 @@ def save_settings(db: Connection, chat_row: ChatRow) -> None:
     """The chat's settings (language, stakes, time zone, the default rules of new tables, the
     rating) and its title."""
     saved = {"lang", "stake", "stakes", "sisuang", "zerosum", "tz", "rating", "title"}
+    saved |= {"idle", "sitting_from"}
     settings = chat_row.model_dump(include=saved)
     db.execute(_SETTINGS, {"chat_id": chat_row.id, **settings})
 

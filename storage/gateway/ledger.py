@@ -29,8 +29,12 @@ from storage.models import (
 )
 from storage.types import exact_amount
 
-RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY)  # what /undo reverts
-NUMBERED = (EventKind.HAND.value, EventKind.PAY.value)  # what takes a hand number: /history's
+RECORDS = (EventKind.HAND, EventKind.KONG, EventKind.PAY, EventKind.FEE)  # what /undo reverts
+NUMBERED = (  # what takes a hand number: /history's
+    EventKind.HAND.value,
+    EventKind.PAY.value,
+    EventKind.FEE.value,
+)
 TAIL_PAGES = (2, 16)  # rows read: the newest first (usually a hand), then more at a time
 NEWEST = 2**31 - 1  # above every event number (an INTEGER), and a LIMIT of "all"
 EXPORT_BATCH = 5000  # rows fetched at a time (a round trip each on PostgreSQL)
@@ -110,7 +114,12 @@ _TAIL = (
 )
 _HANDS = (
     select(event)
-    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED))
+    .where(
+        event.c.season_id == bindparam("season_id"),
+        event.c.kind.in_(NUMBERED),
+        event.c.seq < bindparam("before"),
+        event.c.seq >= bindparam("since"),
+    )
     .order_by(event.c.seq.desc())
     .limit(bindparam("limit"))
 )
@@ -174,6 +183,7 @@ def add_event(
     recorded_by: int | None,
     recorded_by_name: str,
     tiles: str = "",
+    at: datetime | None = None,
 ) -> EventRow:
     """Append an event numbered in the chat (1, 2, …); a hand (or a transfer) also takes its
     table's next hand number in the season. The chat's row is locked, so both stay gapless."""
@@ -187,7 +197,7 @@ def add_event(
         "data": data,
         "recorded_by": recorded_by,
         "recorded_by_name": recorded_by_name,
-        "created_at": utcnow(),
+        "created_at": utcnow() if at is None else at,
         "tiles": tiles,
     }
     if kind.value in NUMBERED:
@@ -196,6 +206,16 @@ def add_event(
     else:
         event_id, seq, hand_no = db.execute(_ADD_EVENT, {**values, "of_chat": chat.id}).one()
     return EventRow(id=event_id, seq=seq, hand_no=hand_no, **values)
+
+
+_SEQ_AFTER = select(func.coalesce(func.max(event.c.seq), 0) + 1).where(
+    event.c.chat_id == bindparam("chat_id")
+)
+
+
+def next_seq(db: Connection, chat_id: int) -> int:
+    """The number the chat's next event will take."""
+    return int(db.execute(_SEQ_AFTER, {"chat_id": chat_id}).scalar_one())
 
 
 def mark_undone(db: Connection, event_id: int, undo_id: int) -> None:
@@ -255,9 +275,22 @@ def live_tail(db: Connection, table_id: int, season_id: int) -> list[EventRow]:
         params.update(before=tail[-1].seq, page=TAIL_PAGES[1])
 
 
-def hands(db: Connection, season_id: int, *, limit: int | None = None) -> list[EventRow]:
-    """The season's hands and transfers, undone ones too, newest first."""
-    params = {"season_id": season_id, "limit": NEWEST if limit is None else limit}
+def hands(
+    db: Connection,
+    season_id: int,
+    *,
+    limit: int | None = None,
+    before: int | None = None,
+    since: int = 0,
+) -> list[EventRow]:
+    """The season's hands, transfers and fees, undone ones too, newest first (of the chat's
+    records numbered from `since` and below `before`)."""
+    params = {
+        "season_id": season_id,
+        "limit": NEWEST if limit is None else limit,
+        "before": NEWEST if before is None else before,
+        "since": since,
+    }
     return every(EventRow, db.execute(_HANDS, params))
 
 

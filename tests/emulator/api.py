@@ -27,6 +27,7 @@ from typing import Any
 
 from bot.console.offline import UploadedFile
 from tests.emulator.newer import Api2026
+from tests.emulator.polls import PollsMixin
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -626,9 +627,9 @@ def update_chat_id(update: Mapping[str, Any]) -> int | None:
 # ---------------------------------------------------------------- the API
 
 
-class FakeBotApi(Api2026):
+class FakeBotApi(PollsMixin, Api2026):
     """An in-memory Bot API: chats, members, an update queue and the bot's outbox (and what
-    Bot API 10 added: `tests.emulator.newer`)."""
+    Bot API 10 added: `tests.emulator.newer`; polls: `tests.emulator.polls`)."""
 
     def __init__(
         self,
@@ -1184,6 +1185,14 @@ class FakeBotApi(Api2026):
         if "ephemeral_message_parameters" in params:
             raw.ephemeral = self._ephemeral(state, params["ephemeral_message_parameters"])
         body: JSON = {"text": text}
+        for entity in entities or ():  # a mention by id names the whole user, as Telegram does
+            if entity.get("type") == "text_mention":
+                known = self.users.get(entity["user"]["id"])
+                entity["user"] = (
+                    known.to_dict()
+                    if known
+                    else {**entity["user"], "is_bot": False, "first_name": "?"}
+                )
         if entities:
             body["entities"] = entities
         return self._send(state, params, raw, body)

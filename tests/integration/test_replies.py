@@ -237,7 +237,7 @@ def test_chinese_usage_is_written_with_chinese_keywords(zh: str) -> None:
     assert reply(zh, "⚠️")[1:] == [
         "请这样写：",
         "/set 底分 0.5 · /set 底分 麻将 1 · /set 语言 中文|英文 · /set 死双 开|关 · "
-        "/set 零和 开|关 · /set 时区 Asia/Shanghai",
+        "/set 零和 开|关 · /set 时区 Asia/Shanghai · /set 收桌 6小时|关",
     ]
 
 

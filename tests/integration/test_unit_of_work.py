@@ -22,13 +22,15 @@ from service.context import Actor, Ctx
 from service.core import WRITES, Service
 from service.errors import ServiceError
 from service.repeats import answer_key
-from service.replies import RepeatAsk
+from service.replies import PlanMade, RepeatAsk
 from service.requests import (
     Again,
     Answered,
     Claim,
     GuestRound,
     PlayerRef,
+    PollPosted,
+    PollVote,
     RefKind,
     Request,
     Score,
@@ -73,6 +75,9 @@ SCRIPT = (
     (ADMIN, "/s Wang+3 Li-1 Zhang"),
     (LI, "/s Wang+3 Li-1 Zhang-2"),  # the same round again: the two-minute rule asks
     (LI, "[again]"),  # and [Record again] records it
+    (ADMIN, "/fee 30 茶水"),
+    (ADMIN, "/yue 周五 20:00 麻将"),
+    (ADMIN, "/yue cancel"),
     (ADMIN, "/sub Zhang Zed"),
     (LI, "/leave"),
     (ADMIN, "/rename Zed Zeb"),
@@ -170,6 +175,16 @@ def test_every_use_case_is_one_transaction_of_one_chat(engine: Engine, chat_id: 
     assert len([t for t in seen if any("INSERT INTO event" in s for s in t)]) == 1, seen
     assert claimed(engine, update_id)
     ran.add(GuestRound)
+    made = service.execute(
+        ctx(chat_id, LI, "/yue 20:00", abs(chat_id) * 100 + 97), parse("/yue 20:00")
+    )
+    assert isinstance(made, PlanMade)
+    poll = str(chat_id)  # a poll's id, as the bot posted it
+    for n, request in enumerate((PollPosted(made.plan_id, poll, 7), PollVote(poll, (0,)))):
+        with transactions(engine) as seen:
+            service.execute(ctx(chat_id, ZOE, "[poll]", abs(chat_id) * 100 + 95 - n), request)
+        assert len([t for t in seen if t]) == 1
+        ran.add(type(request))
     assert ran == set(WRITES)  # a new use case joins the script
 
 

@@ -162,21 +162,26 @@ class BotUnderTest:
         """Each balance's par is the sum of the averages of the live records its player sat
         at: a record's scores with the table shared among the seats in its data."""
         totals: dict[int, tuple[int, str, Fraction, list[int]]] = {}
+        owed: dict[tuple[int, int, str], Fraction] = {}  # a fee's shares owed to the house
         rows = conn.execute(
             text(
-                "SELECT e.id, e.season_id, t.unit, e.data, g.seats, t.payer_id, t.amount "
+                "SELECT e.id, e.season_id, t.unit, e.data, g.seats, t.payer_id, t.amount, e.kind "
                 "FROM transfer t JOIN event e ON e.id = t.event_id "
                 "LEFT JOIN game_table g ON g.id = e.table_id "
                 "WHERE e.undone_by IS NULL AND (t.payer_id IS NULL OR t.payee_id IS NULL)"
             )
         )
-        for event_id, season, unit, data, seats, payer, amount in rows:
+        for event_id, season, unit, data, seats, payer, amount, kind in rows:
+            if kind == "fee":  # its par: each share owed to the house (`service.fees`)
+                key = (int(season), int(payer), str(unit))
+                owed[key] = owed.get(key, Fraction(0)) - Fraction(amount)
+                continue
             data, seats = (json.loads(v) if isinstance(v, str) else v for v in (data, seats))
             value = Fraction(amount) * (-1 if payer is not None else 1)
             total = totals[event_id][2] if event_id in totals else Fraction(0)
             at = _par_weights(data, data.get("seats") or seats)
             totals[event_id] = (int(season), str(unit), total + value, at)
-        want: dict[tuple[int, int, str], Fraction] = {}
+        want: dict[tuple[int, int, str], Fraction] = dict(owed)
         for season, unit, total, at in totals.values():
             for pid, weight in (at if total else {}).items():
                 key = (season, int(pid), unit)

@@ -16,6 +16,7 @@ from scoring import Formula, HandValue, KongKind, Pattern, Result510k, WinType
 from scoring.games import Game
 from service import replies as r
 from service.hand_views import (
+    FeeView,
     FreeView,
     HandView,
     K510View,
@@ -96,6 +97,18 @@ TABLE = r.TableView("mahjong", False, False, False, NAMES, "老王", "players")
 SEASON = r.SeasonLine(2, AT, None, 40)
 ME = r.MeCounts(Fraction(36), 10, 4, 2, 1, biggest=Fraction(36))
 
+PLAN = r.PlanLine(1, AT, "麻将", 4, "老王", ("老王", "小李"), 1)
+FEE = view(
+    FeeView(
+        "台费", Fraction(100), None, (("老王", Fraction("33.34")), ("小李", Fraction("33.33")))
+    ),
+    (
+        Payment("老王", None, Fraction("33.34"), "fee"),
+        Payment("小李", None, Fraction("33.33"), "fee"),
+    ),
+    kind="fee",
+)
+
 SAMPLES: list[r.Reply] = [
     r.Recorded(HAND, dealer="老王", not_concealed=("老王",)),
     r.Recorded(K510),
@@ -173,6 +186,13 @@ SAMPLES: list[r.Reply] = [
         "Asia/Shanghai",
     ),
     a_card(),
+    r.Recorded(FEE),
+    r.SittingClosed(7, AT, 12, "mahjong", "Asia/Shanghai"),
+    r.PlanMade(1, PLAN, "Asia/Shanghai", 30),
+    r.PlansView((PLAN,), "Asia/Shanghai"),
+    r.PlanCancelled(PLAN, "Asia/Shanghai"),
+    r.PlanNoted(PLAN, "Asia/Shanghai"),
+    r.PlanReminder(-1, 0, PLAN, ((1, "老王"),), "Asia/Shanghai", "zh", 29),
 ]
 
 
