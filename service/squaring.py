@@ -160,16 +160,15 @@ def in_money(
 ) -> Money:
     """Each game's squared points times its own stake (else the chat's), and the fees' money
     as it is (stake 1, listed in `games` too), added up per player, then in whole cents that
-    still add up (ties by `names`)."""
+    still add up (ties by `names`). A unit where nobody is owed anything is not listed."""
     money: dict[int, Fraction] = {}
     games, left_out = [], []
     for unit in sorted(by_unit, key=Unit.order):
+        if not any(by_unit[unit].values()):
+            continue  # all undone, owed only to the house, or even: nothing to square
         stake = Fraction(1) if Unit.of(unit) is Unit.MONEY else stake_of(chat, unit)  # a fee
-        if stake == 1 and Unit.of(unit) is Unit.MONEY and not any(by_unit[unit].values()):
-            continue  # a fee undone, or owed only to the house: nothing to square
         if stake is None:
-            if any(by_unit[unit].values()):
-                left_out.append(unit)
+            left_out.append(unit)
             continue
         games.append((unit, stake))
         for pid, points in by_unit[unit].items():
