@@ -65,6 +65,7 @@ class EventKind(StrEnum):
     KONG = "kong"  # a mahjong kong, paid when the hand ends
     PAY = "pay"  # a transfer between two players (/pay), at any table
     UNDO = "undo"  # reverts one earlier record (named by its id)
+    EDIT = "edit"  # corrects one earlier record in place (`service.edit`)
 
     @property
     def undoable(self) -> bool:

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from scoring.games import EventKind
 from service import (
     admin,
+    edit,
     free,
     identity,
     k510,
@@ -38,6 +39,7 @@ from service.requests import (
     Again,
     Answered,
     Claim,
+    Edit,
     Gang,
     Hu,
     IAm,
@@ -85,7 +87,8 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     Report: k510.report,
     Score: free.score,
     Pay: free.pay,
-    Undo: ledger.undo,
+    Undo: edit.undo,
+    Edit: edit.edit,
     Reset: admin.reset,
     SetOption: admin.set_option,
     SetStake: stakes.set_stake,
@@ -226,7 +229,11 @@ class Service:
     @staticmethod
     def _repeat(tx: Tx, event_id: int | None) -> Reply:
         event = book.event_by_id(tx.db, event_id) if event_id is not None else None
-        if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
+        if (
+            event is None
+            or event.kind in (EventKind.UNDO, EventKind.EDIT)
+            or event.chat_id != tx.chat.id
+        ):
             return Info(N_("Already done."))
         archived = None
         if event.season_id != tx.season.id:  # a /reset came in between: say where it went

@@ -103,6 +103,7 @@ class HandView:
     detail: RecordDetail
     names: tuple[str, ...] = ()  # the players seated at it, in seat order (names as now)
     table_id: int | None = None  # hand numbers count per table
+    edited: bool = False  # corrected in place (/edit): `/history` marks it ✎
 
     @property
     def net(self) -> tuple[tuple[str, Fraction | int], ...]:
@@ -148,6 +149,7 @@ def view_of(
         detail=_detail(event, names),
         names=tuple(shown),
         table_id=event.table_id,
+        edited=bool(data.get("edits")),
     )
 
 

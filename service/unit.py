@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.context import Ctx
+from storage.models import EventRow
 from storage.unit_of_work import ChatWrite
 
 
@@ -19,3 +20,4 @@ class Tx(ChatWrite):
     # a read-only Tx has not read one.
     table_fresh: bool = True
     again: bool = False  # [Record again]: the two-minute rule said, and was answered, "again"
+    editing: EventRow | None = None  # /edit: the record the use case's record rewrites

@@ -8,6 +8,7 @@ from fractions import Fraction
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game, Unit
+from service import edit
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
 from service.ledger import hand_views, player_names
@@ -18,6 +19,7 @@ from service.replies import (
     SeasonLine,
     SeasonsView,
     StandingsView,
+    Version,
 )
 from service.requests import History, Rules, Standings
 from service.squaring import own_stakes
@@ -82,11 +84,15 @@ def _marathon_progress(
     return progress(state, names)
 
 
-def history(db: Connection, chat_id: int, req: History) -> HistoryView:
+def history(db: Connection, chat_id: int, req: History, thread_id: int = 0) -> HistoryView:
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
     hands = tuple(hand_views(db, events))
-    return HistoryView(season=season.number, hands=hands, tz=chat_zone(db, chat_id))
+    versions: tuple[Version, ...] = ()
+    if req.versions is not None:
+        versions = edit.versions_of(db, season.id, req.versions, thread_id)
+    zone = chat_zone(db, chat_id)
+    return HistoryView(season=season.number, hands=hands, tz=zone, versions=versions)
 
 
 def chat_zone(db: Connection, chat_id: int) -> str:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.commands import admin, free, k510, mahjong, tables, undo, views
+from bot.commands import admin, edit, free, k510, mahjong, tables, undo, views
 from bot.i18n import N_
 from service.requests import (
     Chart,
+    Edit,
     Export,
     Gang,
     Help,
@@ -265,6 +266,15 @@ COMMANDS: tuple[Command, ...] = (
     Command("reset", N_("/reset [confirm]"), (Reset,), admin.parse_reset, who=Who.ADMINS),
     Command("link", N_("/link <guest> @<username>"), (Link,), admin.parse_link, who=Who.ADMINS),
     Command("unlink", N_("/unlink <player>"), (Unlink,), admin.parse_unlink, who=Who.ADMINS),
+    Command(
+        "edit",
+        N_("/edit <n> <command>"),
+        (Edit,),
+        edit.parse_edit,
+        aliases=("改",),
+        menu=N_("correct a record: /edit 7 /hu A pao B"),
+        who=Who.ASKED,  # another table's record, or an earlier sitting's: an admin's
+    ),
 )
 
 BY_NAME: Mapping[str, Command] = {command.name: command for command in COMMANDS}

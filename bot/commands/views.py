@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bot.commands.edit import hand_number
 from bot.commands.reader import DIGITS, Cursor, ParseError, no_more, show, split_words, whole
 from bot.commands.words import MONEY, SEASON
 from bot.i18n import N_
@@ -33,6 +34,7 @@ def parse_history(args: str, usage: str) -> History:
     words = Cursor(split_words(args))
     n: int | None = None
     season: int | None = None
+    versions: int | None = None
     while (word := words.next()) is not None:
         if word.lower() in SEASON and season is None:
             number = words.next()
@@ -40,12 +42,14 @@ def parse_history(args: str, usage: str) -> History:
                 raise ParseError(N_("which season? Give its number"), usage)
             season = season_number(number, usage)
         elif DIGITS.fullmatch(word) and n is None:
-            n = whole(word)
+            n = versions = whole(word)
             if not 1 <= n <= 100:
                 raise ParseError(N_("'{word}' hands? Ask for 1 to 100"), usage, word=show(word))
+        elif (hand := hand_number(word)) is not None and versions is None:
+            versions = hand  # `/history #7`: hand #7's versions
         else:
             raise ParseError(N_("unexpected '{word}'"), usage, word=show(word))
-    return History(10 if n is None else n, season)
+    return History(10 if n is None else n, season, versions)
 
 
 def parse_settle(args: str, usage: str) -> Settle:

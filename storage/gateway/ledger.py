@@ -51,6 +51,8 @@ _ADDED = (event.c.id, event.c.seq, event.c.hand_no)
 _ADD_HAND = insert(event).values(seq=_NEXT_SEQ, hand_no=_NEXT_HAND_NO).returning(*_ADDED)
 _ADD_EVENT = insert(event).values(seq=_NEXT_SEQ).returning(*_ADDED)
 _MARK_UNDONE = update(event).where(event.c.id == bindparam("event_id"))
+_REWRITE = update(event).where(event.c.id == bindparam("event_id"))
+_MOVE_TRANSFERS = update(transfer).where(transfer.c.id.in_(bindparam("ids", expanding=True)))
 _BY_ID = select(event).where(event.c.id == bindparam("event_id"))
 _LAST_LIVE = (
     select(event)
@@ -198,9 +200,36 @@ def add_event(
     return EventRow(id=event_id, seq=seq, hand_no=hand_no, **values)
 
 
-def mark_undone(db: Connection, event_id: int, undo_id: int) -> None:
-    """The one change a recorded event ever sees: the undo that reverted it."""
+def mark_undone(db: Connection, event_id: int, undo_id: int | None) -> None:
+    """The undo that reverted a record (None: live again, as a correction leaves the record
+    it took out of the table's live records while it was scored)."""
     db.execute(_MARK_UNDONE, {"event_id": event_id, "undone_by": undo_id})
+
+
+def rewrite(db: Connection, event_id: int, *, text: str, data: dict[str, Any], tiles: str) -> None:
+    """A corrected record's content (`service.edit`): what it says now; what it said before
+    is kept whole in the edit that corrected it."""
+    db.execute(_REWRITE, {"event_id": event_id, "text": text, "data": data, "tiles": tiles})
+
+
+def move_transfers(db: Connection, transfer_ids: Sequence[int], event_id: int) -> None:
+    """Payments handed to another record, kept (`service.edit`): a corrected record's old ones
+    to the edit that replaced them, and back when that edit is undone."""
+    if transfer_ids:
+        db.execute(_MOVE_TRANSFERS, {"ids": list(transfer_ids), "event_id": event_id})
+
+
+def apply_transfers(
+    db: Connection,
+    transfers: Sequence[TransferRow],
+    *,
+    season_id: int,
+    unit: str,
+    par: Mapping[int, Fraction] | None = None,
+) -> None:
+    """Payments already written that count again (an undone edit's): the season balances and
+    pars move by them, as `add_transfers` moves them for new ones."""
+    _move_balances(db, season_id, unit, _deltas(transfers, 1, {}), dict(par or {}), {})
 
 
 def event_by_id(db: Connection, event_id: int) -> EventRow | None:
