@@ -174,6 +174,12 @@ TABLE_RULES = (
         "In a marathon only the last hand can be undone. A bare /undo right after another "
         "member's undo asks first."
     ),
+    N_(
+        "Correct: /edit 7 and the corrected command (or the command as a reply to the "
+        "record's message) corrects #7 in place: it keeps its number, the correction keeps the "
+        "version before (/undo brings it back), /history 7 lists the versions. An older hand "
+        "changes its payments only; in a marathon only the last hand."
+    ),
     N_("Hands are numbered per table and season, from 1."),
 )
 
