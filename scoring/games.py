@@ -66,8 +66,9 @@ class EventKind(StrEnum):
     PAY = "pay"  # a transfer between two players (/pay), at any table
     UNDO = "undo"  # reverts one earlier record (named by its id)
     EDIT = "edit"  # corrects one earlier record in place (`service.edit`)
+    VERSION = "version"  # a corrected record as it read before, replaced (`service.edit`)
 
     @property
     def undoable(self) -> bool:
         """Whether /undo can revert a record of this kind."""
-        return self is not EventKind.UNDO
+        return self not in (EventKind.UNDO, EventKind.VERSION)

@@ -107,7 +107,6 @@ def correct(
     if _same_content(tx, table, target, request):
         return Info(N_("#{n} already says that: nothing changed."), {"n": target.hand_no or ""})
     before = ledger.hand_views(tx.db, [target])[0]
-    snapshot = {"text": target.text, "data": target.data, "tiles": target.tiles}
     mark = book.add_event(
         tx.db,
         tx.chat,
@@ -116,12 +115,13 @@ def correct(
         kind=EventKind.EDIT,
         game=target.game,
         text=tx.ctx.text,
-        data={"target": target.id, "hand_no": target.hand_no, "before": snapshot},
+        data={"target": target.id, "hand_no": target.hand_no},
         recorded_by=tx.ctx.actor.recorder_id,
         recorded_by_name=tx.ctx.actor.name,
     )
     tx.event_id = mark.id  # what the update recorded (a redelivery: "already done")
-    _hand_over(tx, target, table, book.transfers_of(tx.db, [target.id]).get(target.id, []), mark.id)
+    kept = _keep_version(tx, target, table, mark.id)
+    book.rewrite_data(tx.db, mark.id, {**mark.data, "before": kept.id})
     dealer_now = table.dealer
     if target.kind == EventKind.HAND and "dealer_before" in target.data:
         table.dealer = int(target.data["dealer_before"])  # scored as it was dealt
@@ -201,13 +201,13 @@ def undo_edit(tx: Tx, mark: EventRow) -> Edited:
     tx.event_id, tx.tail = record.id, None
     book.mark_undone(tx.db, mark.id, record.id)
     now = ledger.hand_views(tx.db, [target])[0]
-    _hand_over(
-        tx, target, table, book.transfers_of(tx.db, [target.id]).get(target.id, []), record.id
-    )
-    before = mark.data["before"]
-    book.rewrite(tx.db, target.id, text=before["text"], data=before["data"], tiles=before["tiles"])
+    _keep_version(tx, target, table, record.id)  # the version undone, kept as the others
+    version = book.event_by_id(tx.db, int(mark.data["before"]))
+    assert version is not None
+    before = {"text": version.text, "data": version.data, "tiles": version.tiles}
+    book.rewrite(tx.db, target.id, text=version.text, data=version.data, tiles=version.tiles)
     restored = target.model_copy(update=before)
-    old = book.transfers_of(tx.db, [mark.id]).get(mark.id, [])
+    old = book.transfers_of(tx.db, [version.id]).get(version.id, [])
     book.move_transfers(tx.db, [t.id for t in old if t.id is not None], target.id)
     if old:
         par = hand_par(old, _seats(restored, table), par_weights(restored.data))
@@ -238,8 +238,12 @@ def versions(db: Connection, target: EventRow) -> list[tuple[HandView, EventRow 
         mark = book.event_by_id(db, int(mark_id))
         if mark is None:
             continue
-        then = target.model_copy(update=mark.data["before"])
-        payments = book.transfers_of(db, [mark.id]).get(mark.id, [])
+        version = book.event_by_id(db, int(mark.data["before"]))
+        if version is None:
+            continue
+        update = {"text": version.text, "data": version.data, "tiles": version.tiles}
+        then = target.model_copy(update=update)
+        payments = book.transfers_of(db, [version.id]).get(version.id, [])
         out.append((ledger.view_with(db, then, payments), mark))
     out.append((ledger.hand_views(db, [target])[0], None))
     return out
@@ -375,11 +379,34 @@ def _same_content(tx: Tx, table: TableRow, target: EventRow, request: Request) -
         return False  # the use case says what is wrong
 
 
+def _keep_version(tx: Tx, target: EventRow, table: TableRow, replaced_by: int) -> EventRow:
+    """The record as it reads now kept as a version of its own (`EventKind.VERSION`: its
+    text, data, tiles and payments), marked replaced by `replaced_by` (a correction, or the
+    undo of one) as an undo marks what it undid: its payments leave the balances."""
+    version = book.add_event(
+        tx.db,
+        tx.chat,
+        season_id=target.season_id,
+        table_id=target.table_id,
+        kind=EventKind.VERSION,
+        game=target.game,
+        text=target.text,
+        data={**target.data, "version_of": target.id},
+        recorded_by=target.recorded_by,
+        recorded_by_name=target.recorded_by_name,
+        tiles=target.tiles,
+    )
+    book.mark_undone(tx.db, version.id, replaced_by)
+    payments = book.transfers_of(tx.db, [target.id]).get(target.id, [])
+    _hand_over(tx, target, table, payments, version.id)
+    return version
+
+
 def _hand_over(
     tx: Tx, target: EventRow, table: TableRow, transfers: Sequence[TransferRow], to: int
 ) -> None:
     """A version's payments leave the balances (and their pars) and its record, kept with
-    event `to` (the correction that replaced them, or the undo of a correction)."""
+    event `to` (the version that keeps them)."""
     if not transfers:
         return
     par = hand_par(transfers, _seats(target, table), par_weights(target.data))

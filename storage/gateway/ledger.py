@@ -212,6 +212,11 @@ def rewrite(db: Connection, event_id: int, *, text: str, data: dict[str, Any], t
     db.execute(_REWRITE, {"event_id": event_id, "text": text, "data": data, "tiles": tiles})
 
 
+def rewrite_data(db: Connection, event_id: int, data: dict[str, Any]) -> None:
+    """An event's data completed once it is written (a correction names its version kept)."""
+    db.execute(_REWRITE, {"event_id": event_id, "data": data})
+
+
 def move_transfers(db: Connection, transfer_ids: Sequence[int], event_id: int) -> None:
     """Payments handed to another record, kept (`service.edit`): a corrected record's old ones
     to the edit that replaced them, and back when that edit is undone."""
