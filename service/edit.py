@@ -127,7 +127,7 @@ def correct(
         table.dealer = int(target.data["dealer_before"])  # scored as it was dealt
     kongs = book.kongs_of_hand(tx.db, target) if target.kind == EventKind.HAND else []
     book.mark_undone(tx.db, target.id, mark.id)  # out of the live records while scored
-    tail = Tail(table.id, None, tuple(k.data["kong"] for k in kongs))
+    tail = Tail(table.id, None, tuple(k.data for k in kongs))
     ctx = tx.ctx
     tx.table, tx.table_fresh, tx.editing = table, True, target
     tx.tail = tail if target.kind == EventKind.HAND else None
