@@ -424,7 +424,9 @@ class ChartData:
 # "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0; the hand's tiles as
 # scored, "" when not given; the table's id: hand #1 of two tables told apart). A plain tuple:
 # a season has millions.
-ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
+ExportRow = tuple[
+    str, int | None, str, str, str | None, str | None, str, str, str, int, str, int, int
+]
 
 
 @dataclass(frozen=True)

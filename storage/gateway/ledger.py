@@ -456,7 +456,9 @@ _EXPORT_SIZE = (
 )
 
 PaymentLine = tuple[int, str, str | None, int | None, int | None, Fraction | int | None]
-ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
+ExportLine = tuple[
+    str, int | None, str, str, str | None, str | None, str, str, str, int, str, int, int
+]
 
 
 def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine]:
@@ -511,6 +513,7 @@ def _export_statement(pg: bool) -> Any:
             case((event.c.undone_by.is_(None), 0), else_=1),
             event.c.tiles,
             event.c.table_id,
+            case((event.c.data["edits"].as_string().is_(None), 0), else_=1),  # by /edit
         )
         .select_from(
             event.join(transfer, transfer.c.event_id == event.c.id)
@@ -537,9 +540,9 @@ def stream_export(
 ) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
-    undone 1 or 0, the hand's tiles, its table's id) of every payment of the chat's season's
-    hands and transfers in `seqs`, undone ones too, in recorded order; the database does the
-    per-row work."""
+    undone 1 or 0, the hand's tiles, its table's id, corrected by /edit 1 or 0) of every
+    payment of the chat's season's hands and transfers in `seqs`, undone ones too, in
+    recorded order; the database does the per-row work."""
     params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start}
     params["last"] = seqs.stop - 1
     streaming = {"yield_per": EXPORT_BATCH}

@@ -20,15 +20,16 @@ _chats = itertools.count(-9_380_000_000_000, -1)
 P4 = ("Ann", "Bob", "Cat", "Dan")
 
 
-def live_sums(engine: Engine) -> dict[tuple[int, str], Fraction]:
-    """(player, unit) → the sum of the payments of live events, of every kind."""
+def live_sums(engine: Engine, chat_id: int) -> dict[tuple[int, str], Fraction]:
+    """(player, unit) → the sum of the payments of the chat's live events, of every kind."""
     out: dict[tuple[int, str], Fraction] = {}
     with engine.connect() as db:
         rows = db.execute(
             text(
                 "SELECT t.payer_id, t.payee_id, t.unit, t.amount FROM transfer t"
-                " JOIN event e ON e.id = t.event_id WHERE e.undone_by IS NULL"
-            )
+                " JOIN event e ON e.id = t.event_id WHERE e.undone_by IS NULL AND e.chat_id = :c"
+            ),
+            {"c": chat_id},
         )
         for payer, payee, unit, amount in rows:
             for pid, sign in ((payer, -1), (payee, 1)):
@@ -38,15 +39,23 @@ def live_sums(engine: Engine) -> dict[tuple[int, str], Fraction]:
     return {k: v for k, v in out.items() if v}
 
 
-def kept(engine: Engine) -> dict[tuple[int, str], Fraction]:
+def kept(engine: Engine, chat_id: int) -> dict[tuple[int, str], Fraction]:
     with engine.connect() as db:
-        rows = db.execute(text("SELECT player_id, unit, amount FROM balance"))
+        rows = db.execute(
+            text(
+                "SELECT b.player_id, b.unit, b.amount FROM balance b"
+                " JOIN season s ON s.id = b.season_id WHERE s.chat_id = :c"
+            ),
+            {"c": chat_id},
+        )
         found = {(int(p), str(u)): Fraction(str(a)) for p, u, a in rows}
     return {k: v for k, v in found.items() if v}
 
 
-def square(engine: Engine) -> None:
-    assert kept(engine) == live_sums(engine)
+def square(chat: Chat) -> None:
+    """The chat's kept balances are the sum of its live events' payments."""
+    engine = chat.service.engine
+    assert kept(engine, chat.chat_id) == live_sums(engine, chat.chat_id)
 
 
 def edited(reply: object) -> Edited:
@@ -75,7 +84,7 @@ def test_an_older_mahjong_hand_keeps_its_number_and_the_dealer_stays(engine: Eng
     listing = chat.say("Ann", "/history")
     assert isinstance(listing, HistoryView)
     assert [(h.hand_no, h.edited) for h in listing.hands] == [(1, True), (2, False), (3, False)]
-    square(engine)
+    square(chat)
 
 
 def test_the_last_hand_corrected_moves_the_dealer_and_undo_brings_it_back(engine: Engine) -> None:
@@ -89,7 +98,7 @@ def test_the_last_hand_corrected_moves_the_dealer_and_undo_brings_it_back(engine
     undone = edited(chat.say("Bob", "/undo"))  # the table's last change: the correction
     assert undone.undone and undone.dealer == "Ann" and undone.view.text == "/hu Ann zimo"
     assert chat.balances()["Ann"] == 9
-    square(engine)
+    square(chat)
 
 
 def test_a_hand_with_its_kongs_is_scored_with_them_again(engine: Engine) -> None:
@@ -104,7 +113,7 @@ def test_a_hand_with_its_kongs_is_scored_with_them_again(engine: Engine) -> None
     nxt = chat.say("Ann", "/hu Ann zimo")  # Dan's pending kong is still this hand's
     assert isinstance(nxt, Recorded)
     assert any(p.reason == "kong" and p.payee == "Dan" for p in nxt.view.payments)
-    square(engine)
+    square(chat)
 
 
 def test_a_drawn_hand_and_a_pending_kong_are_corrected(engine: Engine) -> None:
@@ -122,7 +131,7 @@ def test_a_drawn_hand_and_a_pending_kong_are_corrected(engine: Engine) -> None:
     hand = chat.say("Ann", "/hu Ann zimo")
     assert isinstance(hand, Recorded)
     assert {p.payee for p in hand.view.payments if p.reason == "kong"} == {"Dan"}
-    square(engine)
+    square(chat)
 
 
 def test_a_510k_report_a_free_round_and_a_transfer(engine: Engine) -> None:
@@ -134,14 +143,14 @@ def test_a_510k_report_a_free_round_and_a_transfer(engine: Engine) -> None:
     chat.say("Ann", "/pay Bob Dan 5")
     pay = edited(chat.say("Ann", "/edit 2 /pay Bob Dan 7"))
     assert dict(pay.view.net)["Dan"] == 7
-    square(engine)
+    square(chat)
     free = Chat(engine, next(_chats))
     free.seat("free 斗地主", "Ann", "Bob", "Cat")
     free.say("Ann", "/s Ann+30 Bob-10 Cat")
     round_ = edited(free.say("Bob", "/edit 1 Ann+20 Bob-10 Cat"))
     assert dict(round_.view.net) == {"Ann": 20, "Bob": -10, "Cat": -10}
     assert free.balances("free:斗地主") == {"Ann": 20, "Bob": -10, "Cat": -10}
-    square(engine)
+    square(free)
 
 
 def test_a_marathon_corrects_its_last_hand_only(engine: Engine) -> None:
@@ -153,7 +162,7 @@ def test_a_marathon_corrects_its_last_hand_only(engine: Engine) -> None:
         chat.say("Ann", "/edit 1 /r Ann=10 Bob=40 Cat=40 Dan=10 out Ann Cat")
     reply = edited(chat.say("Ann", "/edit 2 /r Ann=10 Bob=40 Cat=40 Dan=10 out Ann Cat"))
     assert reply.view.hand_no == 2
-    square(engine)
+    square(chat)
 
 
 def test_refusals_name_what_is_wrong_and_change_nothing(engine: Engine) -> None:
@@ -171,7 +180,7 @@ def test_refusals_name_what_is_wrong_and_change_nothing(engine: Engine) -> None:
     chat.say("Ann", "/undo 1")
     with pytest.raises(ServiceError, match="undone"):
         chat.say("Ann", "/edit 1 /hu Bob zimo")
-    square(engine)
+    square(chat)
 
 
 def test_who_may_correct(engine: Engine) -> None:
@@ -179,7 +188,7 @@ def test_who_may_correct(engine: Engine) -> None:
     chat.seat("mahjong", *P4)
     chat.say("Ann", "/hu Ann zimo")
     chat.seat("free 斗地主", "Ann", "Bob", "Cat")  # another table: #1 is the old one's
-    with pytest.raises(ServiceError, match="several|another table|Several"):
+    with pytest.raises(ServiceError, match=r"several|another table|Several"):
         chat.say("Bob", "/edit 1 /hu Bob zimo")
     chat.say("Ann", "/reset confirm")
     with pytest.raises(ServiceError):
@@ -196,7 +205,7 @@ def test_an_admin_corrects_another_tables_hand(engine: Engine) -> None:
         chat.press("Bob", _edit(chat, "/hu Bob zimo", event_id=hand.view.event_id))
     reply = chat.press("Ann", _edit(chat, "/hu Bob zimo", event_id=hand.view.event_id))
     assert isinstance(reply, Edited) and reply.view.hand_no == 1
-    square(engine)
+    square(chat)
 
 
 def test_exactly_once(engine: Engine) -> None:
@@ -215,7 +224,7 @@ def test_exactly_once(engine: Engine) -> None:
     assert isinstance(chat.press("Cat", on_top, text="/edit /hu Cat zimo"), Edited)
     history = chat.say("Ann", "/history 1")
     assert isinstance(history, HistoryView) and len(history.versions) == 3
-    square(engine)
+    square(chat)
 
 
 def _edit(chat: Chat, command: str, *, event_id: int, seen: int | None = None) -> object:
@@ -228,3 +237,18 @@ def _edit(chat: Chat, command: str, *, event_id: int, seen: int | None = None) -
     request = parse(f"/edit {command}")
     assert isinstance(request, Edit)
     return replace(request, event_id=event_id, seen=seen)
+
+
+def test_the_csv_carries_the_current_version_marked_edited(engine: Engine) -> None:
+    from service.replies import ExportData
+
+    chat = Chat(engine, next(_chats))
+    chat.seat("mahjong", *P4)
+    chat.say("Ann", "/hu Cat pao Bob")
+    chat.say("Ann", "/hu Bob zimo")
+    chat.say("Ann", "/edit 1 /hu Cat pao Bob qys")
+    data = chat.say("Ann", "/export")
+    assert isinstance(data, ExportData)
+    rows = list(data.rows)
+    assert [(r[1], r[6], r[12]) for r in rows if r[1] == 1] == [(1, "9", 1)]
+    assert {r[12] for r in rows if r[1] == 2} == {0}
