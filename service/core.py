@@ -30,7 +30,7 @@ from service import (
 )
 from service.app import AppAccess
 from service.context import Ctx
-from service.errors import N_, ServiceError
+from service.errors import N_
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
@@ -107,28 +107,14 @@ def again(tx: Tx, req: Again) -> Reply:
 
 def answered(tx: Tx, req: Answered) -> Reply:
     """[Replace #N] / [Record both] under a near repeat's question: its content recorded, as
-    typed then; Replace undoes #N first, in the same transaction (its dealer and kongs come
-    back, so the new hand is scored as #N was)."""
+    typed then. Replace corrects #N in place (`service.edit`: it keeps its number, its version
+    before is kept); Record both records it as a new one."""
     event, request, text = repeats.near_of(tx, req)
-    replaced = None
     if req.replace and event.undone_by is None:
-        last = book.last_live_event(tx.db, event.table_id or 0, tx.season.id, book.RECORDS)
-        if last is None or last.id != event.id:
-            raise ServiceError(
-                N_(
-                    "Something was recorded after #{n}, so it cannot be replaced now: undo it"
-                    " with /undo {n}, then type the hand again."
-                ),
-                n=event.hand_no,
-            )
-        ledger.undo(tx, Undo(event_id=event.id))
-        replaced = event.hand_no
+        return edit.correct(tx, event, request, text)
     tx.again = True
     tx.ctx = replace(tx.ctx, text=text)
-    reply = WRITES[type(request)](tx, request)
-    if replaced is not None and isinstance(reply, Recorded):
-        reply = replace(reply, replaced=replaced)
-    return reply
+    return WRITES[type(request)](tx, request)
 
 
 WRITES[Again] = again

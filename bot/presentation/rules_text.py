@@ -199,9 +199,9 @@ RECORD_RULES = (
         "same winner(s), way and payer as the table's last record but other flags, pattern or "
         "tiles, or a 510K report "
         "of the same finishing order with other points, is not recorded either: the bot shows "
-        "both as typed and the words that differ, and asks. Replace #N undoes #N and records "
-        "the new one in one step (its dealer and kongs come back first), only while nothing "
-        "was recorded after #N; Record both records the new one as well; No drops it. The "
+        "both as typed and the words that differ, and asks. Replace #N corrects #N in place to "
+        "the new one (as /edit does: it keeps its number, the version before is kept); Record "
+        "both records the new one as well; No drops it. The "
         "first answer counts, whoever gives it; any later press records nothing. A draw, a "
         "kong, a free round or a transfer is never a near repeat."
     ),
