@@ -57,7 +57,8 @@ def version_lines(_: Gettext, versions: Sequence[r.Version], zone: str) -> list[
     """`/history <n>`: every version of a corrected record, who wrote it and when."""
     if not versions:
         return []
-    lines = [_("<b>#{n} ✎ every version</b>", n=versions[-1].view.hand_no)]
+    title = _("#{n} ✎ every version", n=versions[-1].view.hand_no)
+    lines = [f"<b>{title}</b>"]
     for i, version in enumerate(versions, start=1):
         when = local(version.at, zone).strftime("%m-%d %H:%M")
         current = i == len(versions)
