@@ -391,7 +391,7 @@ def _keep_version(tx: Tx, target: EventRow, table: TableRow, replaced_by: int) -
         kind=EventKind.VERSION,
         game=target.game,
         text=target.text,
-        data={**target.data, "version_of": target.id},
+        data={**target.data, "version_of": target.id, "hand_no": target.hand_no},
         recorded_by=target.recorded_by,
         recorded_by_name=target.recorded_by_name,
         tiles=target.tiles,

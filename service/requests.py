@@ -240,7 +240,8 @@ class Standings:
 class History:
     n: int = 10
     season: int | None = None
-    versions: int | None = None  # `/history 7`: hand #7's versions too, where it was corrected
+    versions: int | None = None  # `/history #7`: hand #7's versions (`/history 7`: the last 7
+    # hands, and hand #7's versions where it was corrected)
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,7 @@ class Chart:
 @dataclass(frozen=True)
 class Export:
     season: int | None = None
+    trail: bool = False  # `/export all`: every version /edit replaced too
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from service.replies import (
     SeasonLine,
     SeasonsView,
     StandingsView,
-    Version,
 )
 from service.requests import History, Rules, Standings
 from service.squaring import own_stakes
@@ -88,9 +87,8 @@ def history(db: Connection, chat_id: int, req: History, thread_id: int = 0) -> H
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
     hands = tuple(hand_views(db, events))
-    versions: tuple[Version, ...] = ()
-    if req.versions is not None:
-        versions = edit.versions_of(db, season.id, req.versions, thread_id)
+    number = req.n if req.versions is None else req.versions
+    versions = edit.versions_of(db, season.id, number, thread_id)
     zone = chat_zone(db, chat_id)
     return HistoryView(season=season.number, hands=hands, tz=zone, versions=versions)
 

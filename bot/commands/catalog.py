@@ -176,7 +176,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("stats", N_("/stats [season]"), (Stats,), seasonal(Stats)),
     Command("seasons", N_("/seasons"), (Seasons,)),
     Command("chart", N_("/chart [season]"), (Chart,), seasonal(Chart)),
-    Command("export", N_("/export [season]"), (Export,), seasonal(Export)),
+    Command("export", N_("/export [all] [season]"), (Export,), views.parse_export),
     Command(
         "new",
         N_(

@@ -48,6 +48,8 @@ _NEXT_SEQ = (  # the chat's next event number (the chat's row is locked: it stay
     .scalar_subquery()
 )
 _ADDED = (event.c.id, event.c.seq, event.c.hand_no)
+_KINDS: Any = bindparam("kinds", expanding=True)  # what an export lists (`TRAIL`: versions too)
+TRAIL = (*NUMBERED, EventKind.VERSION.value)  # /export all: the versions /edit replaced too
 _ADD_HAND = insert(event).values(seq=_NEXT_SEQ, hand_no=_NEXT_HAND_NO).returning(*_ADDED)
 _ADD_EVENT = insert(event).values(seq=_NEXT_SEQ).returning(*_ADDED)
 _MARK_UNDONE = update(event).where(event.c.id == bindparam("event_id"))
@@ -452,7 +454,7 @@ _EXPORT_SIZE = (
         func.max(event.c.seq),
     )
     .select_from(event.join(transfer, transfer.c.event_id == event.c.id))
-    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED))
+    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(_KINDS))
 )
 
 PaymentLine = tuple[int, str, str | None, int | None, int | None, Fraction | int | None]
@@ -486,9 +488,13 @@ def live_hands(db: Connection, season_id: int) -> int:
     return int(db.execute(_LIVE_HANDS, {"season_id": season_id}).scalar_one())
 
 
-def export_size(db: Connection, season_id: int) -> tuple[int, int, range]:
-    """(payments, hands and transfers, the range of their seq) of the season, undone ones too."""
-    rows, hands_, first, last = db.execute(_EXPORT_SIZE, {"season_id": season_id}).one()
+def export_size(
+    db: Connection, season_id: int, kinds: Sequence[str] = NUMBERED
+) -> tuple[int, int, range]:
+    """(payments, hands and transfers, the range of their seq) of the season, undone ones too
+    (`kinds`: `TRAIL`, the versions /edit replaced too)."""
+    params = {"season_id": season_id, "kinds": list(kinds)}
+    rows, hands_, first, last = db.execute(_EXPORT_SIZE, params).one()
     return int(rows or 0), int(hands_ or 0), range(int(first or 0), int(last or 0) + 1)
 
 
@@ -502,7 +508,7 @@ def _export_statement(pg: bool) -> Any:
     return (
         select(
             at,
-            event.c.hand_no,
+            func.coalesce(event.c.hand_no, event.c.data["hand_no"].as_integer()),  # a version's
             event.c.game,
             transfer.c.unit,
             payer.c.name,
@@ -526,7 +532,7 @@ def _export_statement(pg: bool) -> Any:
             # not by the (season, kind, seq) index, whose order is by kind first: the chat's
             # seq order needs no sort
             (event.c.season_id + 0) == bindparam("season_id"),
-            event.c.kind.in_(NUMBERED),
+            event.c.kind.in_(_KINDS),
         )
         .order_by(event.c.seq, transfer.c.id)
     )
@@ -536,14 +542,15 @@ _EXPORT = {"sqlite": _export_statement(False), "postgresql": _export_statement(T
 
 
 def stream_export(
-    db: Connection, chat_id: int, season_id: int, seqs: range
+    db: Connection, chat_id: int, season_id: int, seqs: range, kinds: Sequence[str] = NUMBERED
 ) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
     undone 1 or 0, the hand's tiles, its table's id, corrected by /edit 1 or 0) of every
     payment of the chat's season's hands and transfers in `seqs`, undone ones too, in
-    recorded order; the database does the per-row work."""
-    params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start}
+    recorded order (`kinds`: `TRAIL`, the versions /edit replaced too, each with its record's
+    number); the database does the per-row work."""
+    params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start, "kinds": kinds}
     params["last"] = seqs.stop - 1
     streaming = {"yield_per": EXPORT_BATCH}
     for row in db.execute(_EXPORT[db.dialect.name], params, execution_options=streaming):

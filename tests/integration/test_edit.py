@@ -252,3 +252,19 @@ def test_the_csv_carries_the_current_version_marked_edited(engine: Engine) -> No
     rows = list(data.rows)
     assert [(r[1], r[6], r[12]) for r in rows if r[1] == 1] == [(1, "9", 1)]
     assert {r[12] for r in rows if r[1] == 2} == {0}
+
+
+def test_export_all_carries_the_whole_trail(engine: Engine) -> None:
+    from service.replies import ExportData
+
+    chat = Chat(engine, next(_chats))
+    chat.seat("mahjong", *P4)
+    chat.say("Ann", "/hu Cat pao Bob")
+    chat.say("Ann", "/edit 1 /hu Cat pao Bob qys")
+    chat.say("Ann", "/edit 1 /hu Cat pao Bob qys pph")
+    current = chat.say("Ann", "/export")
+    trail = chat.say("Ann", "/export all")
+    assert isinstance(current, ExportData) and isinstance(trail, ExportData)
+    assert [(r[1], r[6], r[9], r[12]) for r in current.rows] == [(1, "18", 0, 1)]
+    rows = [(r[1], r[6], r[9]) for r in trail.rows]
+    assert rows == [(1, "18", 0), (1, "2", 1), (1, "9", 1)]  # in recorded order
