@@ -25,6 +25,7 @@ from telegram.error import TelegramError
 from bot.commands.parsing import ParseError
 from bot.delivery.messages import post
 from bot.miniapp import auth, forms, guard, sitting, texts
+from bot.miniapp.edit_form import form_of
 from bot.miniapp.members import Members, Role
 from bot.presentation.numbers import fmt
 from bot.presentation.out import Out
@@ -42,6 +43,7 @@ from service.names import member_name
 from service.replies import (
     Card,
     ChartData,
+    Edited,
     HistoryView,
     Info,
     Recorded,
@@ -54,6 +56,7 @@ from service.replies import (
 from service.requests import (
     Again,
     Answered,
+    Edit,
     History,
     Request,
     ShowPlayers,
@@ -211,6 +214,9 @@ def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
         "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
         "html": hand_lines(r._, view),
         "tiles": [{"name": name, "reading": reading} for name, reading in hands_of(view)],
+        "edited": view.edited,  # ✎: corrected in place (/edit)
+        "version": view.version,  # what an edit saw (another member's since: told)
+        "form": None if view.undone else form_of(view.content, view.seat_ids),  # ✎ Edit's
     }
 
 
@@ -323,6 +329,22 @@ class _Recording(Api):
         except forms.FormError:
             raise tornado.web.HTTPError(400) from None
 
+    def edit_of(self, request: Request, text: str) -> Request:
+        """The form's request as a correction of the record the body's `edit` names (`{event,
+        seen}`: the record, and the version the page showed), else as it is."""
+        edit = self.body().get("edit")
+        if edit is None:
+            return request
+        if not isinstance(edit, dict):
+            raise tornado.web.HTTPError(400)
+        seen = edit.get("seen")
+        return Edit(
+            (request,),
+            (text,),
+            event_id=guard.record_id(edit.get("event")),
+            seen=None if seen is None else guard.record_id(seen),
+        )
+
     async def refused(self, msgid: str, params: Any) -> None:
         lang = await self.language()
         self.write({"ok": False, "error": Renderer(lang).alert(msgid, params)})
@@ -342,14 +364,16 @@ class _Recording(Api):
 
 
 class CheckHandler(_Recording):
-    """POST `{form}` (`/app/api/check`, `/app/api/preview`): what the chat would reply, from the
-    service's dry run (run, then rolled back: the same code path as recording); the refusal's
-    reason if it would be refused."""
+    """POST `{form[, edit]}` (`/app/api/check`, `/app/api/preview`): what the chat would reply,
+    from the service's dry run (run, then rolled back: the same code path as recording); the
+    refusal's reason if it would be refused. With `edit` (`{event, seen}`): the correction of
+    that record, its difference shown before it is saved."""
 
     async def post(self) -> None:
         text, request = None, None
         try:
             text, request = await self.request_of(self.body().get("form"))
+            request = self.edit_of(request, text)
             answer = await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:
             await self.refused(err.msgid, err.params)
@@ -371,6 +395,7 @@ class RecordHandler(_Recording):
             raise tornado.web.HTTPError(400) from None
         try:
             text, request = await self.request_of(data.get("form"))
+            request = self.edit_of(request, text)
             ctx = self.ctx(text, update_id_of(key, self.place.chat_id))
             answer = await self.env.service.perform(ctx, request)
         except (ParseError, ServiceError) as err:
@@ -378,6 +403,9 @@ class RecordHandler(_Recording):
             return
         r = self.renderer(answer.lang)
         reply = answer.reply
+        if isinstance(reply, Edited | Info):  # ✎ Edit saved (or said already: a second tap)
+            await self.edited(r, reply, text)
+            return
         if isinstance(reply, RepeatAsk):  # the two-minute rule: the page asks, as the chat does
             lines = r.render(reply).text.split("\n")
             event, near = reply.view.event_id, reply.near  # near: the answer records this
@@ -399,6 +427,17 @@ class RecordHandler(_Recording):
                 "undone": isinstance(reply, Recorded) and reply.view.undone,
             }
         )
+
+    async def edited(self, r: Renderer, reply: Edited | Info, text: str) -> None:
+        """A correction saved: posted in the chat, its reply with its Undo (the correction's)."""
+        if isinstance(reply, Info):
+            self.write(
+                {"ok": True, "repeated": True, "reply": [r.alert(reply.msgid, reply.params)]}
+            )
+            return
+        await self.post_in_chat(r, reply, text)
+        lines = r.render(reply).text.split("\n")
+        self.write({"ok": True, "command": text, "reply": lines, "event": reply.edit_id})
 
 
 class AgainHandler(_Recording):

@@ -3,7 +3,7 @@
 import { drawChart } from "./chart.js";
 import { el, t, useWords } from "./dom.js";
 import { follow } from "./live.js";
-import { recordPage } from "./record.js";
+import { editHand, recordPage } from "./record.js";
 import { api, chatToken, hash, initData, postEvent } from "./telegram.js";
 import { drawHand } from "./tiles.js";
 
@@ -72,9 +72,11 @@ const pages = {
         onclick: () => { state.player = name; show(); } }, name || t("all_players"))));
     const shown = hands.filter((h) => !state.player || h.names.includes(state.player));
     const when = (h) => new Date(h.at).toLocaleString(state.data.lang === "zh" ? "zh-CN" : "en", { dateStyle: "short", timeStyle: "short" });
-    const list = shown.map((h) => el("div", { class: "card" }, el("div", { class: "hint" }, when(h)),
+    const edit = (h) => { editHand(h); state.tab = "record"; show(); };  // ✎ Edit: the form, filled
+    const list = shown.map((h) => el("div", { class: "card" }, el("div", { class: "hint" }, when(h) + (h.edited ? " ✎" : "")),
       el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") }),
-      ...(h.tiles || []).map((w) => drawHand(w.reading))));
+      ...(h.tiles || []).map((w) => drawHand(w.reading)),
+      h.form && !state.season ? el("button", { class: "chip edit", "data-edit": h.no, onclick: () => edit(h) }, t("edit")) : null));
     const more = el("button", { class: "link", onclick: loadMore }, t("more"));
     return [el("h1", {}, t("history")), chips, ...(list.length ? list : [el("p", { class: "hint" }, t("nothing"))]),
       hands.length >= state.shown ? more : null];
