@@ -6,6 +6,7 @@ back, and every version stays readable."""
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
@@ -268,3 +269,19 @@ def test_export_all_carries_the_whole_trail(engine: Engine) -> None:
     assert [(r[1], r[6], r[9], r[12]) for r in current.rows] == [(1, "18", 0, 1)]
     rows = [(r[1], r[6], r[9]) for r in trail.rows]
     assert rows == [(1, "18", 0), (1, "2", 1), (1, "9", 1)]  # in recorded order
+
+
+def test_an_earlier_sitting_is_an_admins_to_correct(engine: Engine) -> None:
+    chat = Chat(engine, next(_chats), admins=("Ann",))
+    chat.seat("mahjong", *P4)
+    hand = chat.say("Ann", "/hu Ann zimo")
+    assert isinstance(hand, Recorded)
+    with engine.begin() as db:  # played seven hours ago: a pause longer than a sitting's
+        db.execute(
+            text("UPDATE event SET created_at = :at WHERE id = :id"),
+            {"at": datetime.now(UTC) - timedelta(hours=7), "id": hand.view.event_id},
+        )
+    with pytest.raises(ServiceError, match="earlier sitting"):
+        chat.say("Bob", "/edit 1 /hu Bob zimo")
+    assert isinstance(chat.say("Ann", "/edit 1 /hu Bob zimo"), Edited)
+    square(chat)
