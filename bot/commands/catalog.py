@@ -270,7 +270,7 @@ COMMANDS: tuple[Command, ...] = (
         "edit",
         N_("/edit <n> <command>"),
         (Edit,),
-        edit.parse_edit,
+        lambda args, usage: edit.parse_edit(args, usage, WORDS),  # the words of the table
         aliases=("改",),
         menu=N_("correct a record: /edit 7 /hu A pao B"),
         who=Who.ASKED,  # another table's record, or an earlier sitting's: an admin's

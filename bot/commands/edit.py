@@ -4,8 +4,8 @@ the service takes the one of the record's kind)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from bot.commands.reader import ParseError, show
 from bot.i18n import N_
@@ -24,10 +24,10 @@ def hand_number(word: str) -> int | None:
     return None
 
 
-def parse_edit(args: str, usage: str) -> Edit:
+def parse_edit(args: str, usage: str, words: Mapping[str, Any]) -> Edit:
     """`/edit 7 /hu 阿张 pao 小李` · `/edit 7 阿张 pao 小李` · `/edit /hu …` (a reply: the
-    record replied to)."""
-    from bot.commands.catalog import COMMANDS, WORDS  # the table lists this parser
+    record replied to). `words`: the command table's words → their commands (`catalog.WORDS`),
+    the commands read in the table's order."""
 
     first, _, rest = args.strip().partition(" ")
     hand_no = hand_number(first)
@@ -35,9 +35,9 @@ def parse_edit(args: str, usage: str) -> Edit:
     if not rest:
         raise ParseError(N_("write the corrected command after the hand number"), EXAMPLE)
     correctable = edit.requests()
-    commands = [c for c in COMMANDS if any(kind in correctable for kind in c.makes)]
+    commands = [c for c in dict.fromkeys(words.values()) if set(c.makes) & correctable]
     word, _, tail = rest.partition(" ")
-    named = WORDS.get(word.removeprefix("/").split("@")[0].lower())
+    named = words.get(word.removeprefix("/").split("@")[0].lower())
     if named is not None and named in commands:
         shown = word if word.startswith("/") else f"/{word}"
         candidates = [(named, tail.strip(), shown)]

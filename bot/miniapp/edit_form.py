@@ -12,6 +12,7 @@ from typing import Any
 from bot.commands.words import HOW, PATTERNS
 from bot.miniapp.forms import HOWS, PATTERN_WORDS
 from scoring.mahjong_model import Pattern
+from service.requests import Hu, Liuju, Pay, Report, Score
 
 
 def form_of(content: Any, seat_ids: Sequence[int]) -> dict[str, Any] | None:
@@ -98,4 +99,8 @@ def _pay(content: Mapping[str, Any], seats: Mapping[int, int]) -> dict[str, Any]
     }
 
 
-_FORMS = {"Hu": _hu, "Liuju": _liuju, "Report": _report, "Score": _score, "Pay": _pay}
+#: By the request a record's content is (its `_`: the request's class name).
+_FORMS = {
+    kind.__name__: make
+    for kind, make in ((Hu, _hu), (Liuju, _liuju), (Report, _report), (Score, _score), (Pay, _pay))
+}

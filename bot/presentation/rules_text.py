@@ -376,6 +376,11 @@ HELP = N_(
 )
 
 
+EDIT_HELP = N_(
+    "Corrections: /edit 7 /hu A pao C (hand #7 corrected in place; or /edit and the command as "
+    "a reply to its message; /undo brings the version before back) · /history 7 (its versions) "
+    "· /export all (every version)"
+)
 FREE_HELP = N_(
     "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
 )
@@ -394,7 +399,17 @@ PEOPLE_HELP = N_(
 
 
 def help_text(_: Gettext) -> str:
-    return _(HELP) + "\n" + _(PEOPLE_HELP) + "\n" + _(TILES_HELP) + "\n" + _(FREE_HELP)
+    return (
+        _(HELP)
+        + "\n"
+        + _(EDIT_HELP)
+        + "\n"
+        + _(PEOPLE_HELP)
+        + "\n"
+        + _(TILES_HELP)
+        + "\n"
+        + _(FREE_HELP)
+    )
 
 
 def rules(_: Gettext, v: RulesView) -> Out:

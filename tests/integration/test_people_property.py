@@ -32,7 +32,7 @@ from service.replies import (
     Reply,
     SettleView,
 )
-from service.requests import Again
+from service.requests import Again, Undo
 from tests.integration.helpers import Chat
 from tests.integration.test_settle_squared import nets, reports
 
@@ -225,8 +225,8 @@ class Evening:
         for version in shown.versions:
             if version.view.game == "mahjong":
                 assert sum(amount for _, amount in version.view.net) == 0
-        if undo:
-            back_ = self.say(HOST, "/undo")
+        if undo:  # by the correction's Undo button
+            back_ = self.chat.press(HOST, Undo(event_id=reply.edit_id))
             assert isinstance(back_, Edited) and back_.undone, back_
 
     def press(self, request: object) -> bool:
