@@ -22,6 +22,7 @@ from typing import Any
 import tornado.web
 from telegram.error import TelegramError
 
+from bot.commands.edit import MAX_HAND_NO
 from bot.commands.parsing import ParseError
 from bot.delivery.messages import post
 from bot.miniapp import auth, forms, guard, sitting, texts
@@ -30,6 +31,7 @@ from bot.miniapp.members import Members, Role
 from bot.presentation.numbers import fmt
 from bot.presentation.out import Out
 from bot.presentation.render import Renderer
+from bot.presentation.render_edits import version_lines
 from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
@@ -308,9 +310,19 @@ class ViewHandler(Api):
 
 
 class HistoryHandler(Api):
-    """GET `?n=N[&season=S]`: the last N hands, newest first."""
+    """GET `?n=N[&season=S]`: the last N hands, newest first; `?versions=N`: hand #N's
+    versions, where it was corrected (/edit), as `/history N` lists them."""
 
     async def get(self) -> None:
+        number = self.get_query_argument("versions", "")
+        if number.isdigit() and 0 < int(number) <= MAX_HAND_NO:
+            request = History(n=1, season=self.season_arg(), versions=int(number))
+            found, lang = await self.read(request)
+            r = self.renderer(lang)
+            shown = found if isinstance(found, HistoryView) else None
+            lines = version_lines(r._, shown.versions, shown.tz) if shown is not None else []
+            self.write({"versions": lines})
+            return
         n = self.get_query_argument("n", str(HISTORY_PAGE))
         count = min(int(n), HISTORY_MAX) if n.isdigit() and int(n) > 0 else HISTORY_PAGE
         history, lang = await self.read(History(n=count, season=self.season_arg()))

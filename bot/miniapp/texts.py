@@ -76,6 +76,7 @@ PAGE: dict[str, str] = {
     "editing": N_("✎ Correcting #{n}: the preview shows what changes"),
     "save_edit": N_("Save the correction"),
     "edit_saved": N_("Corrected and posted in the chat."),
+    "versions": N_("✎ Every version"),
 }
 
 

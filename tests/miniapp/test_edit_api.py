@@ -62,3 +62,13 @@ async def test_edit_from_history_previews_then_saves_once(kit: AppKit) -> None:
     assert not stale["ok"] and "changed meanwhile" in stale["error"]
     now = next(h for h in (await call(kit, "history"))["hands"] if h["no"] == 1)
     assert now["edited"] and now["form"]["clauses"][0]["qys"] and now["version"] != edit["seen"]
+
+
+async def test_a_corrected_hands_versions(kit: AppKit) -> None:
+    await kit.say(ANN, "/hu Ann zimo")
+    await kit.say(ANN, "/edit 1 /hu Bob zimo")
+    hand = (await call(kit, "history"))["hands"][0]
+    assert hand["edited"]
+    lines = (await call(kit, "history?versions=1"))["versions"]
+    assert "/hu Ann zimo" in lines[1] and "/hu Bob zimo" in lines[3] and "(now)" in lines[3]
+    assert (await call(kit, "history?versions=2"))["versions"] == []  # no #2: nothing
