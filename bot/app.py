@@ -7,7 +7,10 @@ import logging
 from sqlalchemy.engine import Engine
 from telegram import (
     BotCommand,
+    BotCommandScope,
+    BotCommandScopeAllChatAdministrators,
     BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
     Update,
 )
@@ -29,7 +32,9 @@ from bot.chat.buttons import on_button
 from bot.chat.commands import TableHandler
 from bot.chat.flood import FloodGuard
 from bot.chat.flood_gate import flood_gate
+from bot.chat.guest import GuestHandler
 from bot.commands import catalog
+from bot.delivery.bot_api import Menus, menu_command, sync_menus
 from bot.delivery.inbound import UpdatesRequest
 from bot.delivery.transient import on_transient_error
 from bot.i18n import translator
@@ -45,17 +50,33 @@ log = logging.getLogger(__name__)
 DEFAULTS = Defaults(parse_mode=ParseMode.HTML)
 
 
+def menus() -> Menus:
+    """The command menus from the table, in English (every language without its own list) and
+    Chinese: a group's members see the table's commands, its admins those and the admins'
+    (`BotCommandScopeAllChatAdministrators`), a private chat /me, /mine and /help."""
+    found: dict[tuple[BotCommandScope, str | None], list[BotCommand]] = {}
+    lists = (
+        (BotCommandScopeDefault(), catalog.MENU),
+        (BotCommandScopeAllGroupChats(), catalog.MENU),
+        (BotCommandScopeAllChatAdministrators(), catalog.ADMIN_MENU),
+        (BotCommandScopeAllPrivateChats(), catalog.PRIVATE_MENU),
+    )
+    for lang in ("en", "zh"):
+        say = translator(lang).gettext
+        for scope, commands in lists:
+            key = (scope, None if lang == "en" else lang)
+            found[key] = [
+                menu_command(c.name, say(c.menu), ephemeral=c.ephemeral) for c in commands if c.menu
+            ]
+    return found
+
+
 async def set_menu(application: AnyApplication) -> None:
-    """The command menu in English and Chinese, for private and group chats. A Bot API server
-    that refuses it (an old self-hosted one, an emulator) does not stop the bot."""
+    """The command menus (`menus`), each sent only where Telegram's differs (a restart, a
+    second worker: nothing new is sent). A Bot API server that refuses them (an old
+    self-hosted one) does not stop the bot. The menu button that opens the app stays."""
     try:
-        for lang in ("en", "zh"):
-            say = translator(lang).gettext
-            commands = [BotCommand(c.name, say(c.menu)) for c in catalog.MENU if c.menu]
-            for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
-                await application.bot.set_my_commands(
-                    commands, scope=scope, language_code=None if lang == "en" else lang
-                )
+        await sync_menus(application.bot, menus())
     except TelegramError:
         log.warning("could not set the command menu", exc_info=True)
     await set_menu_button(application, application.bot_data["settings"])
@@ -107,6 +128,7 @@ def build_application(
     application.add_handler(TypeHandler(Update, flood_gate), group=-1)
     application.add_handler(TableHandler())  # every command of the table (new messages only)
     application.add_handler(CallbackQueryHandler(on_button))
+    application.add_handler(GuestHandler())  # `@jifen_bot …` in a chat without the bot
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     application.add_error_handler(on_transient_error)  # first: a retry, not a "Sorry"
     application.add_error_handler(handlers.on_error)

@@ -19,6 +19,7 @@ from service import (
     admin,
     edit,
     free,
+    guest,
     identity,
     k510,
     ledger,
@@ -41,6 +42,7 @@ from service.requests import (
     Claim,
     Edit,
     Gang,
+    GuestRound,
     Hu,
     IAm,
     Join,
@@ -119,6 +121,7 @@ def answered(tx: Tx, req: Answered) -> Reply:
 
 WRITES[Again] = again
 WRITES[Answered] = answered
+WRITES[GuestRound] = guest.guest_round
 
 
 @dataclass(frozen=True)

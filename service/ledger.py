@@ -196,12 +196,16 @@ def _numbered(tx: Tx, hand_no: int) -> EventRow | UndoPick:
     return _check(tx, live[0] if live else found[-1])
 
 
+#: The refusal of an Undo whose record is undone already (its button then says so, disabled).
+ALREADY_UNDONE = N_("That record was already undone.")
+
+
 def _check(tx: Tx, event: EventRow | None) -> EventRow:
     """A record named by a button, a reply or its number: may this member undo it?"""
     if event is None or event.chat_id != tx.chat.id or event.kind not in book.RECORDS:
         raise ServiceError(N_("That record does not belong to this chat."))
     if event.undone_by is not None:
-        raise ServiceError(N_("That record was already undone."))
+        raise ServiceError(ALREADY_UNDONE)
     if event.season_id != tx.season.id:
         raise ServiceError(N_("That record belongs to an archived season."))
     here = tables.open_table(tx.db, tx.chat.id, tx.ctx.thread_id)

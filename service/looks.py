@@ -4,9 +4,11 @@ screen runs several in one (`service.app`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy.engine import Connection
 
-from service import cards, insight, mahjong, me, rating, tables, views
+from service import cards, insight, mahjong, me, mine, rating, tables, views
 from service import settle as settling
 from service.context import Ctx
 from service.errors import N_
@@ -17,6 +19,7 @@ from service.requests import (
     Help,
     History,
     Me,
+    Mine,
     Rating,
     Request,
     Rules,
@@ -56,8 +59,9 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
         case Export():
             return insight.export_rows(db, ctx.chat_id, request)
         case Me():
-            private = ctx.actor.user_id is not None and ctx.actor.user_id == ctx.chat_id
-            return me.me(db, ctx.chat_id) if private else MeElsewhere()
+            return _me(db, ctx)
+        case Mine():
+            return _mine(db, ctx)
         case Rating():
             return rating.rating_view(db, ctx.chat_id)
         case Summary():
@@ -65,6 +69,24 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
         case SeasonCard():
             return cards.season_card(db, ctx.chat_id, request.season)
     raise TypeError(f"no use case for {type(request).__name__}")
+
+
+def _me(db: Connection, ctx: Ctx) -> Reply:
+    """/me: the record, in a group for the sender alone (an ephemeral message; the bot falls
+    back to the private chat's button). An anonymous admin (no user) gets the button."""
+    user = ctx.actor.user_id
+    if user is None:
+        return MeElsewhere()
+    view = me.me(db, user)
+    return view if user == ctx.chat_id else replace(view, in_group=True)
+
+
+def _mine(db: Connection, ctx: Ctx) -> Reply:
+    """/mine: the sender's account in this group, or in each group from the private chat."""
+    user = ctx.actor.user_id
+    if user is None:
+        return MeElsewhere()
+    return mine.mine(db, user, None if user == ctx.chat_id else ctx.chat_id)
 
 
 def _players(db: Connection, ctx: Ctx, request: ShowPlayers) -> Reply:

@@ -487,6 +487,41 @@ class MeGroup:
 @dataclass(frozen=True)
 class MeView:
     groups: tuple[MeGroup, ...]
+    in_group: bool = False  # asked in a group: shown to the sender alone there
+
+
+@dataclass(frozen=True)
+class MineHand:
+    """One of the member's last records: its number, when, as typed, and their net of it."""
+
+    hand_no: int | None
+    at: datetime
+    text: str
+    unit: str
+    net: Fraction
+
+
+@dataclass(frozen=True)
+class MineGroup:
+    """A member's account in one group this season: what /mine shows."""
+
+    title: str | None  # the group's title (None: not seen since it was kept)
+    name: str  # the member's player's name there
+    season: int
+    balances: tuple[tuple[str, Fraction], ...]  # (unit, net this season), in the games' order
+    hands: tuple[MineHand, ...]  # newest first
+    pays: tuple[tuple[str, Fraction], ...]  # /settle money: (to whom, money)
+    gets: tuple[tuple[str, Fraction], ...]  # (from whom, money)
+    counted: tuple[tuple[str, Fraction], ...]  # (unit, stake): the games money counts
+    tz: str
+
+
+@dataclass(frozen=True)
+class MineView:
+    """`/mine`: the sender's account in this group (in the private chat: in each group)."""
+
+    groups: tuple[MineGroup, ...]
+    in_group: bool  # asked in a group: shown to the sender alone there
 
 
 @dataclass(frozen=True)
@@ -607,6 +642,7 @@ Reply = (
     | Info
     | MeView
     | MeElsewhere
+    | MineView
     | RatingView
     | Card
 )

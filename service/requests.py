@@ -314,6 +314,12 @@ class Me:
 
 
 @dataclass(frozen=True)
+class Mine:
+    """`/mine`: the sender's own account here (in a group; in the private chat, of each group
+    they play in): balances this season, last hands, what they pay or get at /settle money."""
+
+
+@dataclass(frozen=True)
 class Rating:
     """`/rating`: the chat's skill ratings per game, when `/set rating on`."""
 
@@ -337,6 +343,15 @@ class SetStake:
     unit: str  # the game's unit: mahjong, 510k, free, free:<name>
     value: str | None  # a non-negative decimal text ("0": the game plays for nothing); None:
     # no stake of its own any more (the chat's applies)
+
+
+@dataclass(frozen=True)
+class GuestRound:
+    """A free round or a transfer typed to the bot in guest mode (`@jifen_bot 老王+30 小李-30
+    阿张`, in a chat that never added it): the chat's free table is opened, and the players it
+    names seated, as needed; then it is recorded as /s or /pay records it."""
+
+    record: Score | Pay
 
 
 Request = (
@@ -376,8 +391,10 @@ Request = (
     | SetOption
     | OpenApp
     | Me
+    | Mine
     | Rating
     | Summary
     | SeasonCard
     | SetStake
+    | GuestRound
 )

@@ -7,14 +7,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from html import escape
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.constants import ParseMode
+from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.chat import score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons
-from bot.chat.sending import send_reply
+from bot.chat.sending import MINE_LINK, send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run
+from bot.chat.undo_reply import UNDONE, spend
 from bot.commands.callback_data import (
     name_request,
     near_answer,
@@ -22,15 +23,20 @@ from bot.commands.callback_data import (
     parse_press,
     press_key,
 )
+from bot.delivery.bot_api import send_ephemeral
 from bot.delivery.messages import send
 from bot.i18n import N_
+from bot.presentation.markup import markup, split_text
 from bot.presentation.render import Renderer
 from service.errors import ServiceError
-from service.replies import Info, Recorded
-from service.requests import Again, Answered, Claim, Request, Reset, Summary, Undo
+from service.ledger import ALREADY_UNDONE
+from service.replies import Info, MineView, Recorded
+from service.requests import Again, Answered, Claim, Mine, Request, Reset, Summary, Undo
 
 #: A press's handler: the update, its context, the renderer, the press's argument.
 Press = Callable[[Update, ContextTypes.DEFAULT_TYPE, Renderer, str], Awaitable[None]]
+#: What becomes of a message's buttons once the press did its job.
+Spent = Callable[[CallbackQuery], Awaitable[None]]
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -81,8 +87,23 @@ async def cancel(
 async def undo(
     update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
 ) -> None:
-    """A record's Undo button (once per message, however often it is tapped)."""
-    await confirmed(update, context, renderer, Undo(event_id=int(arg)), "undo", once=True)
+    """A record's Undo button (once per message, however often it is tapped). Used, or pressed
+    under a record undone since (by /undo), it stays as a disabled button saying so."""
+
+    async def spent(query: CallbackQuery) -> None:
+        await disable_pressed(query, renderer.alert(UNDONE))
+
+    request = Undo(event_id=int(arg))
+    await confirmed(
+        update, context, renderer, request, "undo", once=True, spent=spent, stale=(ALREADY_UNDONE,)
+    )
+
+
+async def disable_pressed(query: CallbackQuery, label: str) -> None:
+    """The pressed button becomes a disabled one saying `label`; the message's other buttons
+    (Cancel beside an Undo) go with the question they answered."""
+    assert isinstance(query.message, Message)
+    await spend(query.get_bot(), query.message, label)
 
 
 async def again(
@@ -128,9 +149,12 @@ async def confirmed(
     action: str,
     *,
     once: bool = False,
+    spent: Spent = drop_buttons,
+    stale: tuple[str, ...] = (),
 ) -> None:
     """Run what the button confirms (checked again by the service) and answer in the chat; a
-    write pressed `once` (a double tap) records once."""
+    write pressed `once` (a double tap) records once. Done, the buttons are `spent` (they go);
+    a refusal among `stale` (done another way) spends them too."""
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     message = query.message
@@ -139,15 +163,17 @@ async def confirmed(
         reply = (await run(update, context, request, f"[{action}]", once_key=key)).reply
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
+        if err.msgid in stale:
+            await spent(query)
         return
     if isinstance(reply, Recorded) and reply.repeated:  # pressed again: recorded already
         reply = Info(N_("Already recorded."))
     if isinstance(reply, Info):  # nothing new happened (a repeat, a stale button): just say so
         await answer(query, renderer.alert(reply.msgid, reply.params))
-        await drop_buttons(query)
+        await spent(query)
         return
     await answer(query)
-    await drop_buttons(query)
+    await spent(query)
     await send_reply(update, context, message, renderer, reply)
 
 
@@ -225,6 +251,43 @@ async def card(
     await send_reply(update, context, query.message, renderer_of(answered), answered.reply)
 
 
+async def my_account(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, renderer: Renderer, arg: str
+) -> None:
+    """[我的账] under /standings: the presser's account, shown to them alone under the message
+    (an ephemeral answer to the press; the message stays). Refused by the API, the press opens
+    the private chat with the bot (`/start mine`) instead: never a public answer."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    message = query.message
+    try:
+        answered = await run(update, context, Mine(), "[mine]")
+    except ServiceError as err:
+        await answer(query, renderer.alert(err.msgid, err.params))
+        return
+    if message.chat.type == ChatType.PRIVATE:  # the private chat: private already
+        await answer(query)
+        await send_reply(update, context, message, renderer_of(answered), answered.reply)
+        return
+    out = renderer_of(answered).render(answered.reply)
+    thread = message.message_thread_id if message.is_topic_message else None
+    if isinstance(answered.reply, MineView) and await send_ephemeral(
+        context.bot,
+        message.chat.id,
+        query.from_user.id,
+        split_text(out.text),
+        markup(out),
+        thread_id=thread,
+        callback_query_id=query.id,
+    ):
+        await answer(query)
+        return
+    try:
+        await query.answer(url=f"https://t.me/{context.bot.username}?start={MINE_LINK}")
+    except BadRequest:
+        await answer(query, renderer.alert(N_("Send me /mine in our private chat.")))
+
+
 #: A press's action (`callback_data.Press.action`) → its handler.
 ACTIONS: Mapping[str, Press] = {
     "undo": undo,
@@ -238,4 +301,5 @@ ACTIONS: Mapping[str, Press] = {
     "reset": reset,
     "cancel": cancel,
     "card": card,  # the night's card, offered under /settle
+    "mine": my_account,  # the presser's account, for them alone, under /standings
 }

@@ -16,11 +16,12 @@ from bot.chat import score_buttons, wizard
 from bot.chat.origin import typed_here
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run, thread_of
-from bot.chat.undo_reply import edit_of_reply, undo_of_reply
+from bot.chat.undo_reply import UNDONE, edit_of_reply, spend, undo_of_reply
 from bot.commands.parsing import NotForThisBot, ParseError, Typed, parse_typed, read
 from bot.delivery.messages import send
 from bot.miniapp.link import open_app
 from service.errors import ServiceError
+from service.replies import Undone
 from service.requests import Edit, Hu, OpenApp, Request, Score, Undo
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -67,7 +68,8 @@ async def answer(update: Update, context: Context, message: Message, typed: Type
         await BUTTONS[command.makes[0]](update, context)
         return
     try:
-        request = in_reply(parse_typed(typed, username), message, context.bot.id)
+        parsed = parse_typed(typed, username)
+        request = in_reply(parsed, message, context.bot.id)
     except NotForThisBot:
         return
     except ParseError as err:
@@ -82,6 +84,9 @@ async def answer(update: Update, context: Context, message: Message, typed: Type
         await refuse(update, context, message, err)
         return
     await send_reply(update, context, message, renderer_of(answered), answered.reply)
+    replied = message.reply_to_message
+    if request is not parsed and isinstance(answered.reply, Undone) and replied is not None:
+        await spend(context.bot, replied, renderer_of(answered).alert(UNDONE))  # its Undo: used
 
 
 async def refuse(

@@ -23,22 +23,27 @@ FLOOD_WARNING = N_(
 
 async def flood_gate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Per sender (user, or channel posted as) and chat: the first command over the limit gets
-    one polite warning, the rest are dropped before any database work."""
+    one polite warning, the rest are dropped before any database work (a guest mention over
+    the limit is dropped without one)."""
     guard: FloodGuard | None = context.bot_data.get("flood")
     key, chat, query = sender_key(update), update.effective_chat, update.callback_query
     if guard is None or key is None or chat is None:
         return
-    message = update.message
-    if query is None and (
-        message is None
-        or not typed_here(message)
-        or not is_command(message.text, context.bot.username)
+    message, guest = update.message, update.guest_message is not None  # guest: every mention
+    if (
+        query is None
+        and not guest
+        and (
+            message is None
+            or not typed_here(message)
+            or not is_command(message.text, context.bot.username)
+        )
     ):
         return
     verdict = guard.check(key, chat.id)
     if verdict is Verdict.ALLOW:
         return
-    if verdict is Verdict.WARN:
+    if verdict is Verdict.WARN and not guest:  # a guest is answered only by its query: dropped
         renderer = await renderer_for(context, update)
         params = {"limit": guard.limit, "window": f"{guard.window:g}"}
         if query is not None:

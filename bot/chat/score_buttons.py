@@ -29,7 +29,7 @@ from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup
 from bot.presentation.numbers import fmt
-from bot.presentation.out import Button, Out
+from bot.presentation.out import SUCCESS, Button, Out
 from bot.presentation.render import Renderer
 from scoring.games import Game, Unit
 from service.errors import ServiceError
@@ -131,7 +131,7 @@ def screen(state: Round, seats: Sequence[str], title: str, r: Renderer) -> Out:
         rows.append(tuple(_fit(extra)))
     last = [Button(r._("Cancel"), cancel_data())]
     if state.total == 0 and any(state.scores):
-        last.insert(0, Button(r._(N_("Record")), replace(state, go=True).encode()))
+        last.insert(0, Button(r._(N_("Record")), replace(state, go=True).encode(), style=SUCCESS))
     rows.append(tuple(last))
     return Out("\n".join(lines), tuple(row for row in rows if row))
 

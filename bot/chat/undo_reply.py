@@ -1,15 +1,21 @@
-"""`/undo` as a reply to the bot's message of a hand: that hand, named by the message's button."""
+"""`/undo` as a reply to the bot's message of a hand: that hand, named by the message's button;
+undone, that button stays as a disabled one saying so."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from telegram import Message
+from telegram import Bot, InlineKeyboardMarkup, Message
+from telegram.error import BadRequest
 
 from bot.commands.callback_data import parse_press
 from bot.commands.parsing import ParseError
+from bot.delivery.bot_api import disabled_button
 from bot.i18n import N_
 from service.requests import Edit, Undo
+
+#: The label of an Undo that did its job, or whose record was undone another way.
+UNDONE = N_("↩️ Undone")
 
 NO_BUTTON = N_(
     "That message has no Undo button (it was undone already, or it is not a hand). Reply to a"
@@ -35,6 +41,19 @@ def undo_of_reply(request: Undo, message: Message, bot_id: int) -> Undo:
             if press is not None and press.action == "undo":
                 return Undo(event_id=int(press.arg))
     raise ParseError(NO_BUTTON, "/undo 7")
+
+
+async def spend(bot: Bot, message: Message, label: str) -> None:
+    """The buttons of `message` (a record's Undo) become one disabled button saying `label`
+    (already so: fine)."""
+    markup = InlineKeyboardMarkup([[disabled_button(label)]])
+    try:
+        await bot.edit_message_reply_markup(
+            message.chat.id, message.message_id, reply_markup=markup
+        )
+    except BadRequest as err:
+        if "not modified" not in str(err).lower():
+            raise
 
 
 def edit_of_reply(request: Edit, message: Message, bot_id: int) -> Edit:

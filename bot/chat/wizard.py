@@ -28,7 +28,7 @@ from bot.commands.parsing import ParseError, parse
 from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup
-from bot.presentation.out import Button, Out
+from bot.presentation.out import SUCCESS, Button, Out
 from bot.presentation.render import Renderer
 from scoring import WinType
 from scoring.games import Game
@@ -207,7 +207,7 @@ def screen(w: Wizard, table: Table, r: Renderer) -> Out:
             text += "\n" + r._(ASK_SEALED, name=escape(who))
         return Out(text, (*_rows(toggles), *_rows(seals, 3), (done, cancel)))
     text = r._(N_("🀄 Record this hand?")) + f"\n<code>{w.command()}</code>"
-    record = Button(r._(N_("Record")), replace(w, stage="go").encode())
+    record = Button(r._(N_("Record")), replace(w, stage="go").encode(), style=SUCCESS)
     return Out(text, ((record, cancel),))
 
 

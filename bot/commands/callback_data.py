@@ -144,6 +144,11 @@ def card_data() -> str:
     return f"{VERSION}:card"
 
 
+def mine_data() -> str:
+    """[我的账] under /standings: the presser's own account, for them alone."""
+    return f"{VERSION}:mine"
+
+
 def cancel_data(what: str = "") -> str:
     """[No] / [Cancel]: the buttons go; `what` = "r": a repeat's question, which then says
     that nothing was recorded."""
@@ -157,7 +162,7 @@ def _id(text: str) -> bool:
 @dataclass(frozen=True)
 class Press:
     action: str  # undo, again, near, reset, new, me, nm ("did you mean …?"), cancel, card,
-    # w (/hu wizard), f (/s buttons)
+    # mine, w (/hu wizard), f (/s buttons)
     arg: str
 
 
@@ -185,7 +190,7 @@ def parse_press(data: str | None) -> Press | None:
         return Press(action, arg) if name_request(arg) is not None else None
     if action == "cancel":
         return Press(action, arg) if arg in ("", "r") else None
-    if action == "card":
+    if action in ("card", "mine"):
         return Press(action, "") if arg == "" else None
     if action in ("w", "f"):
         return Press(action, arg)  # the /hu wizard and the /s buttons decode their own state

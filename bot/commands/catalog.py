@@ -32,6 +32,7 @@ from service.requests import (
     Liuju,
     Me,
     Merge,
+    Mine,
     NewTable,
     OpenApp,
     Pay,
@@ -82,6 +83,7 @@ class Command:
     menu: str | None = None
     who: Who = Who.ANYONE
     buttons: bool = False  # typed alone, it is asked by buttons (/hu's wizard, /s's)
+    ephemeral: bool = False  # in a group it answers its sender alone (the menu says so)
 
 
 def seasonal(make: Callable[[int | None], Request]) -> Parser:
@@ -91,8 +93,10 @@ def seasonal(make: Callable[[int | None], Request]) -> Parser:
 
 def help_or_me(args: str, usage: str) -> Request:
     """/help (anything after it ignored), and /start: with the deep link `?start=me` (`/start
-    me`, the private chat opened by /me's button), the sender's record."""
-    return Me() if args.strip().lower() == "me" else Help()
+    me`, the private chat opened by /me's button), the sender's record; `?start=mine` (opened
+    where /mine could not answer privately in the group), their accounts."""
+    word = args.strip().lower()
+    return Me() if word == "me" else Mine() if word == "mine" else Help()
 
 
 #: In the menu's order, then the rest; a family's commands together.
@@ -226,6 +230,7 @@ COMMANDS: tuple[Command, ...] = (
         (Merge,),
         tables.parse_merge,
         aliases=("合并",),
+        menu=N_("merge two players: /merge A B"),
         who=Who.ADMINS,
     ),
     Command(
@@ -245,12 +250,19 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "help",
         N_("/help"),
-        (Help, Me),
+        (Help, Me, Mine),
         help_or_me,
         aliases=("start", "帮助"),
         menu=N_("how to use the bot"),
     ),
-    Command("me", N_("/me (in a private chat with the bot)"), (Me,), aliases=("我的",)),
+    Command(
+        "me",
+        N_("/me"),
+        (Me,),
+        aliases=("战绩",),
+        menu=N_("my record in every group (only I see it)"),
+        ephemeral=True,
+    ),
     Command("rating", N_("/rating"), (Rating,), aliases=("评分",)),
     Command("summary", N_("/summary"), (Summary,), aliases=("战报", "总结")),
     Command(
@@ -261,11 +273,34 @@ COMMANDS: tuple[Command, ...] = (
         ),
         (SetOption, SetStake),
         admin.parse_set,
+        menu=N_("settings: stake, language, time zone"),
         who=Who.ADMINS,
     ),
-    Command("reset", N_("/reset [confirm]"), (Reset,), admin.parse_reset, who=Who.ADMINS),
-    Command("link", N_("/link <guest> @<username>"), (Link,), admin.parse_link, who=Who.ADMINS),
+    Command(
+        "reset",
+        N_("/reset [confirm]"),
+        (Reset,),
+        admin.parse_reset,
+        menu=N_("archive the season and start a new one"),
+        who=Who.ADMINS,
+    ),
+    Command(
+        "link",
+        N_("/link <guest> @<username>"),
+        (Link,),
+        admin.parse_link,
+        menu=N_("link a guest to a member: /link 小李 @li"),
+        who=Who.ADMINS,
+    ),
     Command("unlink", N_("/unlink <player>"), (Unlink,), admin.parse_unlink, who=Who.ADMINS),
+    Command(
+        "mine",
+        N_("/mine"),
+        (Mine,),
+        aliases=("我的",),
+        menu=N_("my balance, last hands and what I pay (only I see it)"),
+        ephemeral=True,
+    ),
     Command(
         "edit",
         N_("/edit <n> <command>"),
@@ -282,8 +317,14 @@ BY_NAME: Mapping[str, Command] = {command.name: command for command in COMMANDS}
 WORDS: Mapping[str, Command] = {
     word: command for command in COMMANDS for word in (command.name, *command.aliases)
 }
-#: The commands of Telegram's command menu, in its order.
-MENU: tuple[Command, ...] = tuple(command for command in COMMANDS if command.menu)
+#: The commands of Telegram's command menu of a group's members, in its order.
+MENU: tuple[Command, ...] = tuple(c for c in COMMANDS if c.menu and c.who is not Who.ADMINS)
+#: A group's admins' menu: the members', then the admins' commands (/set, /reset, /merge…).
+ADMIN_MENU: tuple[Command, ...] = MENU + tuple(
+    c for c in COMMANDS if c.menu and c.who is Who.ADMINS
+)
+#: The private chat's menu.
+PRIVATE_MENU: tuple[Command, ...] = tuple(BY_NAME[name] for name in ("me", "mine", "help"))
 
 
 def _makers() -> dict[type[Request], Command]:

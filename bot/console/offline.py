@@ -1,11 +1,13 @@
 """The offline console's Bot API: an in-process stand-in and a PTB request layer answered by it.
 
-``OfflineBotApi`` answers the calls the bot makes (getMe, setMyCommands, getChatMember,
-sendMessage, sendPhoto, sendDocument, editMessageText, editMessageReplyMarkup,
-answerCallbackQuery) with plausible objects, builds the updates of console input (a typed line,
-a pressed button) and records what the bot did: messages sent and edited (as users see them)
-and callback answers, in one sequence. It is no emulator: it checks little, parses HTML only
-down to plain text and serves no HTTP; the tests have a faithful one (``tests/emulator``).
+``OfflineBotApi`` answers the calls the bot makes (getMe, setMyCommands, getMyCommands,
+setChatMenuButton, getChatMember, sendMessage (an ephemeral one too: shown as "(only 老王
+sees)"), sendPhoto, sendDocument, editMessageText, editMessageReplyMarkup, answerCallbackQuery,
+answerGuestQuery; sendRichMessage when ``rich_messages`` is set, else 404 as a server before Bot
+API 10.1) with plausible objects, builds the updates of console input (a typed line, a pressed
+button, a guest mention) and records what the bot did: messages sent and edited (as users see
+them) and callback answers, in one sequence. It is no emulator: it checks little, parses HTML
+only down to plain text and serves no HTTP; the tests have a faithful one (``tests/emulator``).
 One instance is used from one thread (the event loop's).
 """
 
@@ -109,6 +111,7 @@ class OutboxEntry:
     reply_markup: JSON | None = None
     media_kind: str | None = None
     file: UploadedFile | None = None
+    receiver: str | None = None  # an ephemeral message: the one member who sees it
 
     @property
     def buttons(self) -> list[list[JSON]]:
@@ -123,6 +126,7 @@ class CallbackAnswer:
     seq: int
     text: str | None
     show_alert: bool
+    url: str | None = None  # a t.me link the press opens (the private chat with the bot)
 
 
 @dataclass
@@ -163,6 +167,25 @@ def _utf16(match: re.Match[str]) -> int:
     return len(match.group().encode("utf-16-le")) // 2
 
 
+def _menu_key(params: Mapping[str, Any]) -> str:
+    scope = params.get("scope") or {"type": "default"}
+    return json.dumps([scope, params.get("language_code") or ""], sort_keys=True)
+
+
+def rich_plain(message: Mapping[str, Any]) -> str:
+    """A Rich Message of blocks as plain lines: a heading or paragraph its text, a table a line
+    per row (cells joined by " | ") and its caption."""
+    lines: list[str] = []
+    for block in message.get("blocks") or []:
+        if block.get("type") == "table":
+            rows = block.get("cells") or []
+            lines += [" | ".join(str(c.get("text", "")) for c in row) for row in rows]
+            lines += [str(block["caption"])] if block.get("caption") else []
+        elif isinstance(block.get("text"), str):
+            lines.append(block["text"])
+    return "\n".join(lines)
+
+
 def _inline(markup: Any) -> JSON | None:
     return markup if isinstance(markup, dict) and markup.get("inline_keyboard") else None
 
@@ -182,6 +205,10 @@ class OfflineBotApi:
         self._updates: list[JSON] = []
         self._queries: set[str] = set()
         self._seq = 0
+        self._commands: dict[str, list[JSON]] = {}  # scope and language → the menu
+        self._guests: dict[str, Chat] = {}  # guest_query_id → its chat, until answered
+        #: Rich Messages (Bot API 10.1) known: off, the console prints the text replies.
+        self.rich_messages = False
 
     # ------------------------------------------------------------ the console's side
 
@@ -215,6 +242,14 @@ class OfflineBotApi:
             "data": data,
         }
         return self._enqueue("callback_query", query, True)
+
+    def guest_text(self, chat: Chat, user: User, text: str) -> JSON:
+        """A member mentions the bot in a chat it is not in (Bot API 10.0 guest mode): a
+        ``guest_message`` update with its ``guest_query_id``."""
+        message = self._new(chat) | {"from": user.to_dict(), "text": text}
+        message["guest_query_id"] = query_id = f"guest-{chat.id}-{message['message_id']}"
+        self._guests[query_id] = chat
+        return self._enqueue("guest_message", message, True)
 
     def take_updates(self) -> list[JSON]:
         """Every update not yet delivered, oldest first (they are delivered now)."""
@@ -274,7 +309,28 @@ class OfflineBotApi:
         }
 
     def _m_setmycommands(self, params: Mapping[str, Any]) -> bool:
+        self._commands[_menu_key(params)] = list(params.get("commands") or [])
         return True
+
+    def _m_getmycommands(self, params: Mapping[str, Any]) -> list[JSON]:
+        return self._commands.get(_menu_key(params), [])
+
+    def _m_setchatmenubutton(self, params: Mapping[str, Any]) -> bool:
+        return True
+
+    def _m_sendrichmessage(self, params: Mapping[str, Any]) -> JSON:
+        if not self.rich_messages:
+            raise ApiError(404, "Not Found")
+        return self._send(params, rich_plain(params["rich_message"]))
+
+    def _m_answerguestquery(self, params: Mapping[str, Any]) -> JSON:
+        chat = self._guests.pop(str(params["guest_query_id"]), None)
+        if chat is None:
+            raise ApiError(400, "Bad Request: query is too old or query ID is invalid")
+        content = params["result"]["input_message_content"]
+        text = plain_text(str(content["message_text"]), content.get("parse_mode"))
+        self._send({"chat_id": chat.id}, text)
+        return {"inline_message_id": f"inline-{params['guest_query_id']}"}
 
     def _m_getchatmember(self, params: Mapping[str, Any]) -> JSON:
         members = self._members.get(int(params["chat_id"]), {})
@@ -297,7 +353,19 @@ class OfflineBotApi:
         return member
 
     def _m_sendmessage(self, params: Mapping[str, Any]) -> JSON:
-        return self._send(params, plain_text(str(params["text"]), params.get("parse_mode")))
+        text = plain_text(str(params["text"]), params.get("parse_mode"))
+        ephemeral = params.get("ephemeral_message_parameters")
+        if ephemeral is None:
+            return self._send(params, text)
+        receiver = self._member(int(params["chat_id"]), int(ephemeral["receiver_user_id"]))
+        return self._send(params, text, receiver=receiver.first_name)
+
+    def _member(self, chat_id: int, user_id: int) -> User:
+        """A member of the chat (the receiver of an ephemeral message)."""
+        found = self._members.get(chat_id, {}).get(user_id)
+        if found is None:
+            raise ApiError(400, "Bad Request: PARTICIPANT_ID_INVALID")
+        return found[0]
 
     def _m_sendphoto(self, params: Mapping[str, Any]) -> JSON:
         return self._send_file(params, "photo")
@@ -324,13 +392,15 @@ class OfflineBotApi:
         text: str,
         media: JSON | None = None,
         upload: UploadedFile | None = None,
+        *,
+        receiver: str | None = None,
     ) -> JSON:
         chat = self._chat(params)
         new = self._new(chat)
         markup = _inline(params.get("reply_markup"))
         message = _Message(chat, new["message_id"], new["date"], text, markup, media or {})
         self._messages[(chat.id, message.message_id)] = message
-        return self._record("sent", message, upload)
+        return self._record("sent", message, upload, receiver)
 
     def _m_editmessagetext(self, params: Mapping[str, Any]) -> JSON:
         message = self._message(params)
@@ -356,7 +426,8 @@ class OfflineBotApi:
         self._queries.remove(query_id)
         text = params.get("text")
         show_alert = bool(params.get("show_alert", False))
-        self.callback_answers.append(CallbackAnswer(self._next_seq(), text, show_alert))
+        url = params.get("url")
+        self.callback_answers.append(CallbackAnswer(self._next_seq(), text, show_alert, url))
         return True
 
     def _chat(self, params: Mapping[str, Any]) -> Chat:
@@ -375,7 +446,13 @@ class OfflineBotApi:
         self._seq += 1
         return self._seq
 
-    def _record(self, action: str, message: _Message, upload: UploadedFile | None = None) -> JSON:
+    def _record(
+        self,
+        action: str,
+        message: _Message,
+        upload: UploadedFile | None = None,
+        receiver: str | None = None,
+    ) -> JSON:
         kind = next(iter(message.media), None)
         self.outbox.append(
             OutboxEntry(
@@ -387,6 +464,7 @@ class OfflineBotApi:
                 message.reply_markup,
                 kind,
                 upload,
+                receiver,
             )
         )
         return message.to_dict(self.bot_user.to_dict())

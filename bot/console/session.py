@@ -37,6 +37,10 @@ NAME_ADMINS = (
 BANNER = "jifen console: type 'Name: /command' or 'Name: [Button]'; Ctrl-D quits\n"
 _SPEAKER = re.compile(r"^([^\s:：/\[#][^:：]{0,63}?)\s*[:：]\s?(.*)$")
 _BUTTON = re.compile(r"^\[(.+)\]$")
+#: `老王 (guest): @jifen_bot 老王+30 小李`: a mention in another chat, one without the bot
+#: (guest mode, Bot API 10.0).
+_GUEST = re.compile(r"^(.*?)\s*[(（](?:guest|访客)[)）]$", re.IGNORECASE)
+GUEST_CHAT = "(as a guest, in a chat without the bot)"
 NOT_SEEN = "(the bot does not see this: in a group it gets only commands, replies to it, @{bot})"
 
 
@@ -151,7 +155,16 @@ async def stop_application(application: AnyApplication) -> None:
 
 
 def _button_line(row: list[dict[str, Any]]) -> str:
-    return " ".join(f"[{button['text']}]" for button in row)
+    return " ".join(_button_label(button) for button in row)
+
+
+def _button_label(button: dict[str, Any]) -> str:
+    """`[Undo]`; a disabled button `[↩️ Undone (disabled)]`; a copy button `[📋 … (copies)]`."""
+    if "disabled" in button:
+        return f"[{button['text']} (disabled)]"
+    if "copy_text" in button:
+        return f"[{button['text']} (copies)]"
+    return f"[{button['text']}]"
 
 
 def other_labels(label: str) -> tuple[str, ...]:
@@ -190,6 +203,7 @@ class _Console:
         self.speaker = FIRST_SPEAKER
         self.seen = api.last_seq
         self.shown: dict[tuple[int, int], str] = {}  # (chat, message) → the text printed last
+        self.guest_chat = Chat(chat.id - 1, "supergroup", title="guests")  # the bot is not in it
 
     def user(self, name: str) -> User:
         """The speaker's user, an administrator of the chat if named in ``admins``."""
@@ -205,6 +219,12 @@ class _Console:
             return
         self.speaker, text = parsed
         if not text:
+            return
+        guest = _GUEST.match(self.speaker)
+        if guest is not None:
+            self.api.guest_text(self.guest_chat, console_user(guest.group(1)), text)
+            await self.deliver()
+            self.show()
             return
         user = self.user(self.speaker)
         button = _BUTTON.match(text)
@@ -222,6 +242,12 @@ class _Console:
             self.print(f"(no button [{label}] on the bot's messages)")
             return False
         message_id, button = found
+        if "disabled" in button:
+            self.print(f"(the button [{button['text']}] is disabled: it does nothing)")
+            return False
+        if "copy_text" in button:
+            self.print(f"(copied: {button['copy_text'].get('text', '')})")
+            return False
         if "callback_data" not in button:
             self.print(f"(the button [{button['text']}] opens {button.get('url', 'something')})")
             return False
@@ -288,12 +314,18 @@ class _Console:
             kind = "alert" if answer.show_alert else "toast"
             self.print(f"({kind}) {answer.text}")
             self.explain_admins(answer.text)
+        if answer.url:
+            self.print(f"(opens {answer.url})")
 
     def show_message(self, entry: OutboxEntry) -> None:
         """A message as plain text, its files saved, then its buttons and a blank line."""
         lines: list[str] = []
-        if entry.chat_id != self.chat.id:
+        if entry.chat_id == self.guest_chat.id:
+            lines.append(GUEST_CHAT)
+        elif entry.chat_id != self.chat.id:
             lines.append(f"(to chat {entry.chat_id})")
+        if entry.receiver is not None:
+            lines.append(f"(only {entry.receiver} sees)")
         if entry.file is not None:
             kind = "photo" if entry.media_kind == "photo" else "file"
             lines.append(f"({kind}) {self.save(entry.file, f'{kind}-{entry.message_id}')}")

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from enum import Enum
 
 from telegram import Bot
@@ -75,4 +76,4 @@ async def current_groups(bot: Bot, user_id: int, view: MeView) -> MeView:
     group they left or were removed from is dropped, its mates and head-to-head with it."""
     roles = await asyncio.gather(*(role_of(bot, g.chat_id, user_id) for g in view.groups))
     kept = (g for g, role in zip(view.groups, roles, strict=True) if role is not Role.NONE)
-    return MeView(tuple(kept))
+    return replace(view, groups=tuple(kept))  # asked in a group, it stays for the sender alone

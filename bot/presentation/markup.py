@@ -3,11 +3,13 @@ Telegram's length (the chat's replies and the Mini App's posts in the group)."""
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
+from telegram import CopyTextButton, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from bot.presentation.out import Button, Out
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
+MAX_BUTTONS = 100  # the most buttons of one inline keyboard (more is refused)
+COPY_TEXT_LIMIT = 256  # `CopyTextButton.text`: 1–256 characters
 
 
 def markup(out: Out) -> InlineKeyboardMarkup | None:
@@ -19,10 +21,12 @@ def markup(out: Out) -> InlineKeyboardMarkup | None:
 
 def _button(b: Button) -> InlineKeyboardButton:
     if b.web_app is not None:
-        return InlineKeyboardButton(b.label, web_app=WebAppInfo(b.web_app))
+        return InlineKeyboardButton(b.label, web_app=WebAppInfo(b.web_app), style=b.style)
     if b.url is not None:
-        return InlineKeyboardButton(b.label, url=b.url)
-    return InlineKeyboardButton(b.label, callback_data=b.data)
+        return InlineKeyboardButton(b.label, url=b.url, style=b.style)
+    if b.copy is not None:
+        return InlineKeyboardButton(b.label, copy_text=CopyTextButton(b.copy), style=b.style)
+    return InlineKeyboardButton(b.label, callback_data=b.data, style=b.style)
 
 
 def split_text(text: str, limit: int = MAX_MESSAGE) -> list[str]:

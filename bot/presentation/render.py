@@ -134,6 +134,7 @@ RENDERERS: Mapping[type[Any], Render] = dict(
         _entry(r.SettingChanged, rules_text.setting_changed),
         _entry(r.MeView, render_beyond.me),
         _entry(r.MeElsewhere, render_beyond.me_elsewhere),
+        _entry(r.MineView, render_beyond.mine),
         _entry(r.RatingView, render_beyond.rating),
         _entry(r.Card, render_beyond.card),
         _entry(r.Info, info),

@@ -11,6 +11,8 @@ from bot.presentation.card_words import HANDS_COUNTED, WHO_PAYS, game_title, in_
 from bot.presentation.numbers import fmt, fmt_money
 from bot.presentation.out import Out
 from bot.presentation.render_free import unit_title
+from bot.presentation.render_hands import quote
+from bot.presentation.render_money import game_name
 from scoring.games import Unit
 from service.replies import (
     Card,
@@ -19,6 +21,8 @@ from service.replies import (
     MeGame,
     MeGroup,
     MeView,
+    MineGroup,
+    MineView,
     RatingGame,
     RatingView,
 )
@@ -35,16 +39,79 @@ def me_text(_: Gettext, view: MeView) -> str:
     title = _("👤 Your record in every group you play in")
     lines = [f"<b>{title}</b>"]
     if not view.groups:
-        lines.append(
-            _(
-                "No group has a player linked to you yet. Sit down at a table with /join, or "
-                "claim a guest with the “I am” button; your record shows here from then on."
-            )
-        )
+        lines.append(_(NO_GROUP))
     for group in view.groups:
         lines += ["", *_group(_, group)]
-    lines += ["", "<i>" + _("Only you see this: it is our private chat.") + "</i>"]
+    lines += ["", "<i>" + _(ONLY_YOU if view.in_group else ONLY_YOU_PRIVATE) + "</i>"]
     return "\n".join(lines)
+
+
+ONLY_YOU = N_("Only you see this message.")
+ONLY_YOU_PRIVATE = N_("Only you see this: it is our private chat.")
+
+
+def mine_text(_: Gettext, view: MineView) -> str:
+    """/mine: in each group, the sender's balance per game this season, their last hands and
+    their lines of /settle money."""
+    lines: list[str] = []
+    if view.in_group and view.groups:
+        title = _(
+            "👤 My account · {name}, season {n}",
+            name=escape(view.groups[0].name),
+            n=view.groups[0].season,
+        )
+        lines += [f"<b>{title}</b>", *_account(_, view.groups[0])]
+    elif view.in_group:
+        lines.append(
+            _(
+                "You have no player here yet: take a seat with /join, or claim a guest with "
+                "/iam; your account shows here from then on."
+            )
+        )
+    else:
+        lines.append("<b>" + _("👤 My account in every group I play in") + "</b>")
+        if not view.groups:
+            lines.append(_(NO_GROUP))
+        for g in view.groups:
+            title = escape(g.title) if g.title else _(UNNAMED)
+            head = _("as {name}, season {n}", name=escape(g.name), n=g.season)
+            lines += ["", f"<b>{title}</b> · {head}", *_account(_, g)]
+    lines += ["", "<i>" + _(ONLY_YOU if view.in_group else ONLY_YOU_PRIVATE) + "</i>"]
+    return "\n".join(lines)
+
+
+NO_GROUP = N_(
+    "No group has a player linked to you yet. Sit down at a table with /join, or "
+    "claim a guest with the “I am” button; your record shows here from then on."
+)
+
+
+def _account(_: Gettext, g: MineGroup) -> list[str]:
+    if not g.balances:
+        return [_("No hands of yours this season yet.")]
+    shown = " · ".join(
+        f"{ICON[Unit.of(unit)]} {game_name(_, unit)} {fmt(net, signed=True)}"
+        for unit, net in g.balances
+    )
+    lines = [_("Balance: {games}", games=shown)]
+    if g.hands:
+        lines.append(_("My last hands:"))
+    for hand in g.hands:
+        number = f"#{hand.hand_no} " if hand.hand_no is not None else ""
+        when = local(hand.at, g.tz).strftime("%m-%d %H:%M")
+        net = fmt(hand.net, signed=True)
+        lines.append(f"  {number}{when} <i>{quote(hand.text)}</i> <b>{net}</b>")
+    if not g.counted:
+        lines.append(_("At /settle money: no game has a stake yet (/set stake)."))
+        return lines
+    lines.append(_("At /settle money:"))
+    for name, amount in g.pays:
+        lines.append("  " + _("I pay {name} {money}", name=escape(name), money=fmt_money(amount)))
+    for name, amount in g.gets:
+        lines.append("  " + _("{name} pays me {money}", name=escape(name), money=fmt_money(amount)))
+    if not g.pays and not g.gets:
+        lines.append("  " + _("I am square: nothing to pay or get."))
+    return lines
 
 
 def _group(_: Gettext, g: MeGroup) -> list[str]:
@@ -188,6 +255,10 @@ def me(_: Gettext, v: MeView) -> Out:
 
 def me_elsewhere(_: Gettext, v: MeElsewhere) -> Out:
     return Out(_(ME_PRIVATE))
+
+
+def mine(_: Gettext, v: MineView) -> Out:
+    return Out(mine_text(_, v))
 
 
 def rating(_: Gettext, v: RatingView) -> Out:

@@ -13,7 +13,7 @@ from bot.commands import labels
 from bot.commands.callback_data import undo_data
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt
-from bot.presentation.out import Button, Out
+from bot.presentation.out import DANGER, Button, Out
 from bot.presentation.render_free import free_lines, record_title, totals_line
 from bot.presentation.render_tiles import reading_line
 from scoring import EventKind, Formula, Game, HandValue, Pattern
@@ -270,7 +270,7 @@ def recorded(_: Gettext, reply: r.Recorded) -> Out:
                 n=reply.archived_season,
             )
         )
-    buttons = ((Button(_("Undo"), undo_data(reply.view.event_id)),),)
+    buttons = ((Button(_("Undo"), undo_data(reply.view.event_id), style=DANGER),),)
     return Out("\n".join(lines), () if reply.view.undone else buttons)
 
 

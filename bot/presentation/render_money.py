@@ -11,8 +11,9 @@ from html import escape
 from bot.commands.callback_data import card_data, reset_data
 from bot.i18n import N_, Gettext
 from bot.presentation.card_words import POINTS_ROUNDED
+from bot.presentation.markup import COPY_TEXT_LIMIT, MAX_BUTTONS
 from bot.presentation.numbers import fmt, fmt_money, fmt_stake, rounded
-from bot.presentation.out import Button, Out
+from bot.presentation.out import SUCCESS, Button, Out
 from bot.presentation.render_free import unit_title
 from scoring.games import Unit, free_name
 from service.replies import MoneyView, SettleView, StakeSet
@@ -91,6 +92,12 @@ def money_text(_: Gettext, v: MoneyView) -> str:
     elif not v.transfers:
         lines.append(_("Everyone is square."))
     lines += [f"{escape(a)} → {escape(b)} {fmt_money(amount)}" for a, b, amount in v.transfers]
+    return "\n".join(lines + money_notes(_, v))
+
+
+def money_notes(_: Gettext, v: MoneyView) -> list[str]:
+    """What follows the payments of /settle money: the games counted, left out, rounding."""
+    lines: list[str] = []
     if v.games:
         counted = " · ".join(
             _("{game} at {stake} per point", game=game_name(_, unit), stake=fmt_stake(stake))
@@ -107,7 +114,7 @@ def money_text(_: Gettext, v: MoneyView) -> str:
         )
     if v.rounded:
         lines.append(_("(Each player's money is rounded to the cent, so that it adds up.)"))
-    return "\n".join(lines)
+    return lines
 
 
 def stake_text(_: Gettext, v: StakeSet) -> str:
@@ -144,15 +151,39 @@ def stake_text(_: Gettext, v: StakeSet) -> str:
 
 
 def settle(_: Gettext, v: SettleView) -> Out:
-    """The settle-up; under the season in play's, the night's card offered (own row)."""
+    """The settle-up, a copy button per payment; under the season in play's, the night's card
+    offered (own row)."""
     buttons = archive_buttons(_, v.season, v.archive)
     if any(plan for _unit, plan in v.sections):
         buttons += ((Button(_("🖼 The night's card"), card_data()),),)
-    return Out(settle_text(_, v), buttons)
+    stakes = dict(v.stakes)  # a game with a stake is paid in money: that is what is copied
+    payments = [
+        (payer, payee, fmt_money(amount * stakes[unit]) if stakes.get(unit) else fmt(amount))
+        for unit, plan in v.sections
+        for payer, payee, amount in plan
+    ]
+    return Out(settle_text(_, v), copy_buttons(payments, len(buttons)) + buttons)
 
 
 def money(_: Gettext, v: MoneyView) -> Out:
-    return Out(money_text(_, v), archive_buttons(_, v.season, v.archive))
+    """The money list, a copy button per payment, and an admin's archive button."""
+    buttons = archive_buttons(_, v.season, v.archive)
+    payments = [(payer, payee, fmt_money(amount)) for payer, payee, amount in v.transfers]
+    return Out(money_text(_, v), copy_buttons(payments, len(buttons)) + buttons)
+
+
+def copy_buttons(
+    payments: Sequence[tuple[str, str, str]], taken: int
+) -> tuple[tuple[Button, ...], ...]:
+    """A button per payment that copies it ("老陈 → 老王 36", for a banking app's note), one a
+    row, as many as Telegram's keyboard takes beside the `taken` others; the rest are in the
+    text only."""
+    rows = []
+    for payer, payee, amount in payments[: MAX_BUTTONS - taken]:
+        line = f"{payer} → {payee} {amount}"
+        if len(line) <= COPY_TEXT_LIMIT:
+            rows.append((Button("📋 " + line, copy=line),))
+    return tuple(rows)
 
 
 def stake_set(_: Gettext, v: StakeSet) -> Out:
@@ -166,4 +197,4 @@ def archive_buttons(
     if season_id is None:
         return ()
     label = _("✅ Settled — archive season {n}", n=season)
-    return ((Button(label, reset_data(season_id)),),)
+    return ((Button(label, reset_data(season_id), style=SUCCESS),),)

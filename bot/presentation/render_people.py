@@ -9,7 +9,7 @@ from html import escape
 from bot.commands import labels
 from bot.commands.callback_data import cancel_data, claim_data, fits, name_data, new_data
 from bot.i18n import N_, Gettext
-from bot.presentation.out import Button, Out
+from bot.presentation.out import SUCCESS, Button, Out
 from scoring.games import Game
 from service import replies as r
 
@@ -202,6 +202,6 @@ def new_ask(_: Gettext, v: r.NewAsk) -> Out:
         lines.append(_("Everyone keeps their seat."))
     lines.append(_("Typed: /new … confirm."))
     data = new_data(v.replaces, v.request)
-    confirm = (Button(_("Confirm"), data),) if fits(data) else ()
+    confirm = (Button(_("Confirm"), data, style=SUCCESS),) if fits(data) else ()
     buttons = ((*confirm, Button(_("Cancel"), cancel_data())),)
     return Out("\n".join(lines), buttons)

@@ -7,7 +7,7 @@ from html import escape
 
 from bot.commands.callback_data import again_data, cancel_data, near_data, undo_data
 from bot.i18n import Gettext
-from bot.presentation.out import Button, Out
+from bot.presentation.out import DANGER, SUCCESS, Button, Out
 from bot.presentation.render_free import record_title, table_title
 from bot.presentation.render_hands import quote
 from scoring import EventKind, Game
@@ -35,7 +35,13 @@ def undo_ask(_: Gettext, v: r.UndoAsk) -> Out:
         text=typed,
     )
     return Out(
-        text, ((Button(_("Undo"), undo_data(v.event_id)), Button(_("Cancel"), cancel_data())),)
+        text,
+        (
+            (
+                Button(_("Undo"), undo_data(v.event_id), style=DANGER),
+                Button(_("Cancel"), cancel_data()),
+            ),
+        ),
     )
 
 
@@ -52,7 +58,7 @@ def repeat_ask(_: Gettext, v: r.RepeatAsk) -> Out:
         name=escape(v.view.recorded_by),
         text=typed,
     )
-    again = Button(_("Record again"), again_data(v.view.event_id))
+    again = Button(_("Record again"), again_data(v.view.event_id), style=SUCCESS)
     return Out(text, ((again, Button(_("No"), cancel_data("r"))),))
 
 
@@ -84,7 +90,7 @@ def near_ask(_: Gettext, v: r.RepeatAsk, near: int) -> Out:
     )
     n = v.view.hand_no
     replace = Button(_("Replace #{n}", n=n), near_data(near, replace=True))
-    both = Button(_("Record both"), near_data(near, replace=False))
+    both = Button(_("Record both"), near_data(near, replace=False), style=SUCCESS)
     return Out("\n".join(lines), ((replace, both), (Button(_("No"), cancel_data("r")),)))
 
 
@@ -95,6 +101,6 @@ def undo_pick(_: Gettext, v: r.UndoPick) -> Out:
     for i, view in enumerate(v.choices, 1):
         typed = quote(view.text)
         lines.append(f"{i}. {table_title(_, view)} · {what(_, view)} · <i>{typed}</i>")
-        rows.append((Button(_("Undo {i}", i=i), undo_data(view.event_id)),))
+        rows.append((Button(_("Undo {i}", i=i), undo_data(view.event_id), style=DANGER),))
     rows.append((Button(_("Cancel"), cancel_data()),))
     return Out("\n".join(lines), tuple(rows))

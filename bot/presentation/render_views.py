@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.commands.callback_data import cancel_data, reset_data
+from bot.commands.callback_data import cancel_data, mine_data, reset_data
 from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt, shown_apart
-from bot.presentation.out import Button, Out
+from bot.presentation.out import SUCCESS, Button, Out
 from bot.presentation.render_edits import version_lines
 from bot.presentation.render_free import table_title, unit_title
 from bot.presentation.render_hands import payment_line, progress_line, quote
@@ -36,7 +36,12 @@ def standings(_: Gettext, v: r.StandingsView) -> Out:
         lines.append(_(NOT_ADDING_UP))
     if v.progress is not None:
         lines.append(progress_line(_, v.progress))
-    return Out("\n".join(lines))
+    buttons = () if v.archived else ((Button(_(MY_ACCOUNT), mine_data()),),)
+    return Out("\n".join(lines), buttons)
+
+
+#: Under /standings: the presser's own account, shown to them alone.
+MY_ACCOUNT = N_("👤 My account")
 
 
 NOT_ADDING_UP = N_(
@@ -95,7 +100,7 @@ def reset_ask(_: Gettext, v: r.ResetAsk) -> Out:
     )
     buttons = (
         (
-            Button(_("Confirm"), reset_data(v.season_id)),
+            Button(_("Confirm"), reset_data(v.season_id), style=SUCCESS),
             Button(_("Cancel"), cancel_data()),
         ),
     )

@@ -261,9 +261,11 @@ BEYOND_RULES = (
         "the table's link as a QR code for friends at the table."
     ),
     N_(
-        "/me in a private chat with the bot: your own record in every group where a player is "
-        "linked to you, and nothing of a group you do not play in; in a group /me only gives "
-        "a button to the private chat."
+        "Private answers: /me (your record in every group you play in) and /mine (your balance, "
+        "last hands and what you pay or get here) are shown to you alone, also in a group, "
+        "and so is the [👤 My account] button under /standings: nobody else sees them. Where "
+        "Telegram cannot (an older app), you get a button into our private chat instead, "
+        "never the answer in public. Everything else the bot says in a group, everyone sees."
     ),
 )
 SETTLE_RULES = (
@@ -367,7 +369,7 @@ HELP = N_(
     "510K: /r A=30 B=20 C=40 D=10/5 out A C (table points, /points held; out: in order)\n"
     "Everyone: /undo [hand] · /standings · /history · /settle [money] · /stats · /chart · "
     "/export · /rules · /help · /app (the Mini App) · /summary (the night's card) · /rating · "
-    "/me (your record, in a private chat)\n"
+    "/me (your record, only you see it) · /mine (your account here, only you see it)\n"
     "Admins: /reset · /seasons · /link 小李 @user · /unlink 小李 · /set stake [game] 0.5 · "
     "/set lang zh|en · /set sisuang on|off · /set zerosum on|off · /set tz Asia/Shanghai · "
     "/set rating on|off\n"

@@ -154,7 +154,8 @@ def buttons(entry: JSON) -> list[JSON]:
 def button_data(entry: JSON, prefix: str, *, required: bool = True) -> str:
     """The callback data of the entry's one button starting with ``prefix`` ("" if none and
     not ``required``)."""
-    found = [b["callback_data"] for b in buttons(entry) if b["callback_data"].startswith(prefix)]
+    data = [b.get("callback_data", "") for b in buttons(entry)]  # a copy button has none
+    found = [d for d in data if d.startswith(prefix)]
     if not found and not required:
         return ""
     assert len(found) == 1, f"no single {prefix!r} button on {entry!r}"

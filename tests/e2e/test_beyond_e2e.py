@@ -1,6 +1,6 @@
 """Beyond one group, end to end (the bot as a process, the Bot API emulator, updates shaped as
 Telegram sends them): /me in a private chat shows a member's groups and nothing of a group they
-do not play in; /me in a group only points to the private chat; /rating matches openskill
+do not play in; /me in a group is shown to its sender alone; /rating matches openskill
 computed directly from the sittings' placements, also after an undo in an early sitting; the
 night's card is a photo (/summary, and the button under /settle)."""
 
@@ -60,12 +60,12 @@ def test_me_shows_my_groups_only_and_only_in_private(bots: Bots) -> None:
     seat(strangers, "mahjong", STRANGERS)
     strangers.text(STRANGERS[0], "/hu Ann zimo qys pph")
 
-    # In a group: a short line and a button to the private chat, none of the numbers.
+    # In a group: shown to him alone (an ephemeral message), nothing in public.
     reply = mahjong.say(WANG, "/me")
-    assert "private chat" in reply["plain_text"] and "+34" not in reply["plain_text"]
-    [button] = buttons(reply)
-    assert button["url"].endswith("?start=me"), button
-    assert "Friday mahjong" not in reply["plain_text"]
+    assert reply["receiver_user_id"] == WANG["id"], reply
+    assert "this season +34" in reply["plain_text"] and "Strangers" not in reply["plain_text"]
+    assert "Only you see this message." in reply["plain_text"]
+    assert buttons(reply) == []
 
     # The deep link opens the private chat with /start me: the record of both groups.
     chat = private(bots, WANG)

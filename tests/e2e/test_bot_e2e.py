@@ -104,7 +104,8 @@ def test_polling_evening_undo_button_and_restart(bots: Bots) -> None:
     assert answer["message_id"] == pao["message_id"]
     assert "Undone: hand #3" in undone["plain_text"] and "/hu 2 pao 3" in undone["plain_text"]
     state = group.message_state(pao["message_id"])
-    assert state["action"] == "edited" and buttons(state) == []
+    spent = [{"text": "↩️ Undone", "disabled": {}}]  # the Undo stays, disabled, saying so
+    assert state["action"] == "edited" and buttons(state) == spent
     before_hand3 = nums({"老王": 29, "小李": 9, "阿张": -19, "Chen": -19})
     assert group.standings(CHEN) == before_hand3
 

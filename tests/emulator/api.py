@@ -3,7 +3,9 @@
 ``FakeBotApi.call(method, params)`` answers like Telegram (JSON-ready results PTB can de_json,
 ``FakeApiError`` for the ``ok: false`` answers: HTML that Telegram would refuse, unknown chats,
 a bot that was kicked…); the update builders enqueue updates shaped as Telegram sends them; the
-outbox records every message the bot sent, edited or deleted. It is served in-process
+outbox records every message the bot sent, edited or deleted (an ephemeral one, Bot API 10.2,
+with the `receiver_user_id` who alone sees it; refused as an older server or client would when
+told: `ephemeral_supported`, `ephemeral_refused`). It is served in-process
 (``tests.emulator.request``) or over HTTP (``tests.emulator.server``). Not thread-safe: use one
 instance from one thread (the event loop's).
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.console.offline import UploadedFile
+from tests.emulator.newer import Api2026
 
 JSON = dict[str, Any]
 Listener = Callable[[str], None]
@@ -183,6 +186,8 @@ class OutboxEntry:
     content: bytes | None = None
     file_ref: str | None = None
     caption: str | None = None
+    receiver_user_id: int | None = None  # an ephemeral message: only this member sees it
+    callback_query_id: str | None = None  # … answering this button press
 
     @property
     def buttons(self) -> list[list[JSON]]:
@@ -225,6 +230,7 @@ class _Raw:
     upload: UploadedFile | None = None
     file_ref: str | None = None
     caption: str | None = None
+    ephemeral: JSON | None = None  # its EphemeralMessageParameters
 
 
 @dataclass(frozen=True)
@@ -282,6 +288,10 @@ _JSON_PARAMS = frozenset(
         "scope",
         "link_preview_options",
         "message_ids",
+        "ephemeral_message_parameters",
+        "rich_message",
+        "result",
+        "menu_button",
     }
 )
 
@@ -498,9 +508,16 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     return (0, 0)
 
 
+BUTTON_STYLES = frozenset({"danger", "success", "primary"})  # InlineKeyboardButton.style
+MAX_BUTTONS = 100  # the buttons of one inline keyboard
+
+
 def _check_inline_keyboard(markup: Any) -> None:
     if not isinstance(markup, dict):
         raise bad_request("can't parse reply keyboard markup JSON object")
+    rows = markup.get("inline_keyboard") or []
+    if sum(len(row) for row in rows) > MAX_BUTTONS:
+        raise bad_request("REPLY_MARKUP_TOO_LONG")
     actions = {
         "callback_data",
         "url",
@@ -512,19 +529,35 @@ def _check_inline_keyboard(markup: Any) -> None:
         "pay",
         "callback_game",
         "copy_text",
+        "disabled",
     }
-    for row in markup.get("inline_keyboard") or []:
+    for row in rows:
         for button in row:
             if not button.get("text"):
                 raise bad_request("BUTTON_TEXT_INVALID")
-            if not actions & button.keys():
+            if len(actions & button.keys()) != 1:
                 raise bad_request(
-                    "can't parse inline keyboard button: Text buttons are unallowed in the "
-                    "inline keyboard"
+                    "can't parse inline keyboard button: exactly one of the optional fields "
+                    "must be used to specify type of the button"
                 )
+            _check_button_fields(button)
             data = button.get("callback_data")
             if data is not None and not 1 <= len(str(data).encode()) <= 64:
                 raise bad_request("BUTTON_DATA_INVALID")
+
+
+def _check_button_fields(button: JSON) -> None:
+    """Bot API 9.4's `style`, 10.3's `disabled` (a `DisabledButton`: an empty object) and the
+    `CopyTextButton` (1–256 characters to copy)."""
+    if "style" in button and button["style"] not in BUTTON_STYLES:
+        raise bad_request("BUTTON_STYLE_INVALID")
+    if "disabled" in button and button["disabled"] != {}:
+        raise bad_request("can't parse inline keyboard button: disabled must be an object")
+    if "copy_text" in button:
+        copied = button["copy_text"]
+        text = copied.get("text") if isinstance(copied, dict) else None
+        if not isinstance(text, str) or not 1 <= len(text) <= 256:
+            raise bad_request("COPY_TEXT_INVALID")
 
 
 def _inline_markup(markup: JSON | None) -> JSON | None:
@@ -539,7 +572,13 @@ def _check_commands(commands: Any) -> list[JSON]:
             raise bad_request("BOT_COMMAND_INVALID")
         if not 1 <= len(str(command.get("description", ""))) <= 256:
             raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
-    return [{"command": c["command"], "description": c["description"]} for c in commands]
+        if not isinstance(command.get("is_ephemeral", False), bool):
+            raise bad_request("can't parse BotCommand: is_ephemeral must be a Boolean")
+    return [
+        {"command": c["command"], "description": c["description"]}
+        | ({"is_ephemeral": True} if c.get("is_ephemeral") else {})
+        for c in commands
+    ]
 
 
 def _scope_key(params: JSON) -> tuple[str, str]:
@@ -587,8 +626,9 @@ def update_chat_id(update: Mapping[str, Any]) -> int | None:
 # ---------------------------------------------------------------- the API
 
 
-class FakeBotApi:
-    """An in-memory Bot API: chats, members, an update queue and the bot's outbox."""
+class FakeBotApi(Api2026):
+    """An in-memory Bot API: chats, members, an update queue and the bot's outbox (and what
+    Bot API 10 added: `tests.emulator.newer`)."""
 
     def __init__(
         self,
@@ -620,6 +660,12 @@ class FakeBotApi:
         self._listeners: list[Listener] = []
         self._seq = 0
         self._query_counter = 0
+        self._query_users: dict[str, int] = {}  # every callback query ever made → its presser
+        #: Ephemeral messages (Bot API 10.2): False answers them as a server without them
+        #: does; the users in `ephemeral_refused` have a client that cannot show them.
+        self.ephemeral_supported = True
+        self.ephemeral_refused: set[int] = set()
+        self._newer_state()
 
     # ------------------------------------------------------------ setup and inspection
 
@@ -664,7 +710,7 @@ class FakeBotApi:
     def bot_messages(self, chat_id: int) -> list[JSON]:
         """Copies of the bot's messages still in the chat, oldest first."""
         keys = sorted(k for k in self._raw if k[0] == chat_id and k in self._messages)
-        return [copy.deepcopy(self._messages[k]) for k in keys]
+        return [copy.deepcopy(self._messages[k]) for k in keys if not self._raw[k].ephemeral]
 
     @property
     def last_seq(self) -> int:
@@ -759,6 +805,7 @@ class FakeBotApi:
         self._query_counter += 1
         query_id = str(4_000_000_000_000 + self._query_counter)
         self._queries[query_id] = key
+        self._query_users[query_id] = user.id
         query = {
             "id": query_id,
             "from": user.to_dict(),
@@ -911,6 +958,8 @@ class FakeBotApi:
                 content=raw.upload.content if raw.upload else None,
                 file_ref=raw.file_ref,
                 caption=raw.caption,
+                receiver_user_id=(raw.ephemeral or {}).get("receiver_user_id"),
+                callback_query_id=(raw.ephemeral or {}).get("callback_query_id"),
             )
         )
         self._notify("outbox")
@@ -1132,10 +1181,41 @@ class FakeBotApi:
         if utf16_len(text) > TEXT_LIMIT:
             raise bad_request("message is too long")
         raw = _Raw(text=raw_text, parse_mode=params.get("parse_mode"))
+        if "ephemeral_message_parameters" in params:
+            raw.ephemeral = self._ephemeral(state, params["ephemeral_message_parameters"])
         body: JSON = {"text": text}
         if entities:
             body["entities"] = entities
         return self._send(state, params, raw, body)
+
+    def _ephemeral(self, state: _ChatState, given: Any) -> JSON:
+        """`EphemeralMessageParameters`, checked: a member of the group, the callback query
+        (if any) theirs; refused as a server or client without them would."""
+        if not self.ephemeral_supported:
+            raise bad_request("can't parse request: unknown parameter ephemeral_message_parameters")
+        if not isinstance(given, dict) or not isinstance(given.get("receiver_user_id"), int):
+            raise bad_request("can't parse EphemeralMessageParameters: receiver_user_id required")
+        unknown = given.keys() - {
+            "receiver_user_id",
+            "callback_query_id",
+            "replace_callback_query_message",
+        }
+        if unknown:
+            raise bad_request(f"can't parse EphemeralMessageParameters: unknown {sorted(unknown)}")
+        receiver = given["receiver_user_id"]
+        if state.chat.type == "private":
+            raise bad_request("ephemeral messages can be sent only to groups")
+        if state.members.get(receiver) not in ("creator", "administrator", "member"):
+            raise bad_request("PARTICIPANT_ID_INVALID")
+        query = given.get("callback_query_id")
+        if query is not None and self._query_users.get(str(query)) != receiver:
+            raise bad_request("QUERY_ID_INVALID")
+        replace = given.get("replace_callback_query_message")
+        if replace is not None and (not isinstance(replace, bool) or query is None):
+            raise bad_request("replace_callback_query_message needs a callback_query_id")
+        if receiver in self.ephemeral_refused:
+            raise bad_request("EPHEMERAL_MESSAGE_UNSUPPORTED")
+        return dict(given)
 
     def _m_sendphoto(self, params: JSON) -> JSON:
         return self._send_media(params, "photo")
@@ -1370,6 +1450,11 @@ class FakeBotApi:
         text = params.get("text")
         if text is not None and len(str(text)) > 200:
             raise bad_request("MESSAGE_TOO_LONG")
+        url = params.get("url")
+        if url is not None and not str(url).startswith(
+            f"https://t.me/{self.bot_user.username}?start="
+        ):
+            raise bad_request("URL_INVALID")  # only the bot's own t.me link with a start
         chat_id, message_id = self._queries.pop(query_id)
         answer = CallbackAnswer(
             seq=self._next_seq(),

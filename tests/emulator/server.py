@@ -326,6 +326,50 @@ class MembersHandler(_Handler):
         self.reply(200, {"ok": True})
 
 
+class EphemeralHandler(_Handler):
+    """``POST /_test/ephemeral`` {supported?, refused?: [user ids]}: answer ephemeral messages
+    as a server without them, or as those users' older clients, would."""
+
+    def post(self) -> None:
+        """Set what the emulator does with `ephemeral_message_parameters`."""
+        data, api = self.body(), self.server.api
+        api.ephemeral_supported = bool(data.get("supported", True))
+        api.ephemeral_refused = {int(uid) for uid in data.get("refused", [])}
+        self.reply(200, {"ok": True})
+
+
+class GuestHandler(_Handler):
+    """``POST /_test/guest`` {chat, user, text} → the guest_message update (the bot is no
+    member of the chat: a member mentioned it in guest mode)."""
+
+    def post(self) -> None:
+        """Enqueue a guest message."""
+        data, api = self.body(), self.server.api
+        chat = _chat_arg(data["chat"])
+        if isinstance(chat, int):
+            chat = api.chats.get(chat) or Chat(chat, "supergroup", title=f"Group {chat}")
+        update = api.guest_message(chat, _user_arg(api, data["user"]), str(data["text"]))
+        self.reply(200, update)
+
+
+class RedeliverHandler(_Handler):
+    """``POST /_test/redeliver`` {update}: the same update enqueued again."""
+
+    def post(self) -> None:
+        """Enqueue an update once more."""
+        self.server.api.redeliver(self.body()["update"])
+        self.reply(200, {"ok": True})
+
+
+class RichHandler(_Handler):
+    """``POST /_test/rich`` {on}: whether sendRichMessage is known (Bot API 10.1)."""
+
+    def post(self) -> None:
+        """Switch Rich Messages on or off."""
+        self.server.api.rich_messages = bool(self.body()["on"])
+        self.reply(200, {"ok": True})
+
+
 class OutboxHandler(_Handler):
     """``GET /_test/outbox?chat_id=&since=&wait=`` → entries (waits up to ``wait`` s)."""
 
@@ -404,6 +448,10 @@ class EmulatorServer:
             (r"/_test/anonymous", AnonymousHandler),
             (r"/_test/migrate", MigrateHandler),
             (r"/_test/members", MembersHandler),
+            (r"/_test/ephemeral", EphemeralHandler),
+            (r"/_test/guest", GuestHandler),
+            (r"/_test/redeliver", RedeliverHandler),
+            (r"/_test/rich", RichHandler),
             (r"/_test/outbox", OutboxHandler),
             (r"/_test/answers", AnswersHandler),
             (r"/_test/health", HealthHandler),
@@ -519,6 +567,11 @@ class EmulatorClient:
         body = {"chat": _jsonable(chat), "user": _jsonable(user), "status": status}
         self._call("POST", "/_test/members", json=body)
 
+    def ephemeral(self, *, supported: bool = True, refused: tuple[int, ...] = ()) -> None:
+        """Ephemeral messages taken (the default), or refused by the server or for `refused`."""
+        body = {"supported": supported, "refused": list(refused)}
+        self._call("POST", "/_test/ephemeral", json=body)
+
     def outbox(self, chat_id: Any = None, since: int = 0) -> list[JSON]:
         """The bot's sent/edited/deleted messages after ``since`` (``seq``)."""
         return cast(
@@ -532,6 +585,19 @@ class EmulatorClient:
     def health(self) -> JSON:
         """Liveness and counters (``last_seq``, ``pending_updates``, ``webhook``)."""
         return cast(JSON, self._call("GET", "/_test/health"))
+
+    def guest(self, chat: Any, user: Any, text: str) -> JSON:
+        """A guest message (`@jifen_bot …` in a chat without the bot); returns the update."""
+        body = {"chat": _jsonable(chat), "user": _jsonable(user), "text": text}
+        return cast(JSON, self._call("POST", "/_test/guest", json=body))
+
+    def redeliver(self, update: JSON) -> None:
+        """Enqueue ``update`` once more (as Telegram redelivers one)."""
+        self._call("POST", "/_test/redeliver", json={"update": update})
+
+    def rich(self, on: bool) -> None:
+        """Rich Messages (sendRichMessage) known or not by the emulator."""
+        self._call("POST", "/_test/rich", json={"on": on})
 
     def last_seq(self) -> int:
         """The current outbox position, to pass as ``since``."""

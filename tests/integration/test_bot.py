@@ -124,7 +124,8 @@ async def test_a_hand_is_recorded_with_payments_and_an_undo_button(bot: Harness)
     assert standings.splitlines()[-4:] == ["1. Ann +36", "2. Bob -12", "3. Cat -12", "4. Dan -12"]
     after = await bot.press(DAN, entry, data)
     assert any("Undone" in e.plain_text for e in after)
-    assert any(e.action == "edited" and not e.buttons for e in after)  # the button is gone
+    spent = [{"text": "↩️ Undone", "disabled": {}}]  # the button says so, and does nothing
+    assert any(e.action == "edited" and e.buttons == [spent] for e in after)
     assert (await bot.text(DAN, "/standings")).splitlines()[-1] == "4. Dan 0"
     # The same (stale) button again: refused with an alert, nothing changes.
     answers = len(bot.api.callback_answers)
@@ -384,7 +385,7 @@ async def test_undo_as_a_reply_undoes_that_hand(bot: Harness) -> None:
     undone = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
     assert undone is not None and undone[0].plain_text.startswith("↩️ Undone: hand #1")
     again = await bot.deliver(DAN, "/undo", reply_to=entry.message_id)
-    assert again is not None and "already undone" in again[0].plain_text
+    assert again is not None and "undone already" in again[0].plain_text  # its Undo is spent
     standings = await bot.text(DAN, "/standings")
     assert "Bob +9" in standings and "Ann -3" in standings
     # a reply to a message without an Undo button says how to name the hand

@@ -149,3 +149,22 @@ def test_bad_input_is_answered_and_changes_nothing(tmp_path: Path, bad: str) -> 
     )
     assert last_standings(out) == {"A": 9, "B": -3, "C": -3, "D": -3}
     assert "⚠️" in out or "Who won?" in out
+
+
+def test_private_answers_show_whom_they_are_for(tmp_path: Path) -> None:
+    """/mine and the [我的账] button answer one member alone: the console says whom; a used
+    Undo stays, disabled, saying so."""
+    out = console(
+        tmp_path / "j.sqlite3",
+        "老王: /new mahjong\n老王: /join\n小李: /join\n阿张: /join\n老陈: /join\n"
+        "小李: /hu 老王 zimo\n小李: /hu 小李 zimo\n阿张: [撤销]\n"
+        "小李: /mine\n阿张: /standings\n老陈: [👤 我的账]\n阿张: [↩️ 已撤销]\n"
+        "老王: /settle\n老陈: [📋 老陈 → 老王 3]\n",
+    )
+    assert "[↩️ 已撤销 (disabled)]" in out, out
+    assert "(the button [↩️ 已撤销] is disabled: it does nothing)" in out
+    assert "[📋 老陈 → 老王 3 (copies)]" in out and "(copied: 老陈 → 老王 3)" in out
+    mine = out.split("(only 小李 sees)\n", 1)[1]
+    assert mine.startswith("👤 我的账 · 小李，第 1 赛季\n余额：🀄 麻将 -3"), mine
+    pressed = out.split("(only 老陈 sees)\n", 1)[1]
+    assert pressed.startswith("👤 我的账 · 老陈，第 1 赛季"), pressed

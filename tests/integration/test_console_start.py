@@ -135,3 +135,22 @@ async def test_an_admin_only_refusal_says_how_to_name_admins(tmp_path: Path) -> 
     assert "the admins are 老王" in out and "--admins NAME,NAME" in out
     out, _ = await play(tmp_path / "c.sqlite3", ["老王: /set lang en"], "老王")
     assert "--admins" not in out
+
+
+async def test_the_readme_private_answer_is_what_the_console_shows(tmp_path: Path) -> None:
+    """The README's /mine, as only 小李 sees it: each line of the box (its time aside)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n小李: /mine\n(.*?)```", readme, re.S)
+    assert block is not None, "the README's private answer is gone"
+    shown = [line.removeprefix("│").strip() for line in block.group(1).splitlines()[1:-1]]
+    lines = [
+        *EVENING.splitlines(),
+        "老王: /set stake 0.5",
+        "小李: /hu 老王 自摸 清一色 碰碰胡",
+        "小李: /mine",
+    ]
+    out, _ = await play(tmp_path / "j.sqlite3", lines, "老王")
+    private = out.split("(only 小李 sees)\n", 1)[1]
+    for line in filter(None, shown):
+        pattern = re.escape(line).replace(r"12\-05\ 21:40", r"\d\d-\d\d \d\d:\d\d")
+        assert re.search(pattern, private), f"{line!r} not in {private!r}"

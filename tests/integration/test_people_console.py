@@ -49,7 +49,9 @@ def test_the_people_evening(tmp_path: Path) -> None:
     assert "陈哥" in said[-1] and "老陈" not in said[-1]
     assert "没有 /weather 这个命令" in out
     # Two hands: the one typed while seat 3 was free was refused.
-    assert said[-1].endswith("麻将积分：\n1. 小李 +6\n2. 阿张 +6\n3. 老王 -6\n4. 陈哥 -6")
+    assert said[-1].endswith(
+        "麻将积分：\n1. 小李 +6\n2. 阿张 +6\n3. 老王 -6\n4. 陈哥 -6\n[👤 我的账]"
+    )
 
 
 MARATHON = """\

@@ -191,6 +191,9 @@ def test_settle_with_a_stake_says_the_money(zh: str, en: str) -> None:
         "阿张 → 小李 17 · 合 8.50 块",
         "陈 → 小李 9 · 合 4.50 块",
         "每分金额：0.5。",
+        "[📋 老王 → 小李 5 (copies)]",  # a button per payment copies it, in money
+        "[📋 阿张 → 小李 8.50 (copies)]",
+        "[📋 陈 → 小李 4.50 (copies)]",
         "[✅ 已结清，归档第 1 赛季]",  # 老王 is the console's admin
         "[🖼 本场战报图]",
     ]
@@ -201,6 +204,9 @@ def test_settle_with_a_stake_says_the_money(zh: str, en: str) -> None:
         "Zhang → Li 42 · 21 in money",
         "Zhang → Wang 7 · 3.50 in money",
         "Stake: 0.5 per point.",
+        "[📋 Zhang → Chen 2.50 (copies)]",
+        "[📋 Zhang → Li 21 (copies)]",
+        "[📋 Zhang → Wang 3.50 (copies)]",
         "[✅ Settled — archive season 1]",
         "[🖼 The night's card]",
     ]

@@ -75,6 +75,7 @@ def test_a_substitute_is_billed_for_the_hands_he_played(k510: str) -> None:
         "3. 老赵 +127.5",
         "4. 大刘 +72.5",
         "5. 小孙 -55",
+        "[👤 我的账]",  # the presser's own account, for them alone
     ]
     assert reply(k510, "第 1 赛季结账：") == [
         "第 1 赛季结账：",
@@ -83,6 +84,9 @@ def test_a_substitute_is_billed_for_the_hands_he_played(k510: str) -> None:
         "小孙 → 老赵 72.5",
         "小孙 → 阿明 82.5",
         "（510K 得分不是零和的：每一局按当局在座几位的平均分来结，和开了零和时记下的一样。）",
+        "[📋 大刘 → 小红 82.5 (copies)]",
+        "[📋 小孙 → 老赵 72.5 (copies)]",
+        "[📋 小孙 → 阿明 82.5 (copies)]",
         "[🖼 本场战报图]",
     ]
 
@@ -94,6 +98,9 @@ def test_the_money_and_the_archive_button(k510: str) -> None:
         "小孙 → 老赵 36.25",
         "小孙 → 阿明 41.25",
         "计入：510K 每分 0.5。",
+        "[📋 大刘 → 小红 41.25 (copies)]",
+        "[📋 小孙 → 老赵 36.25 (copies)]",
+        "[📋 小孙 → 阿明 41.25 (copies)]",
         "[✅ 已结清，归档第 1 赛季]",  # 小红 is the admin
     ]
     assert "(alert) 只有群管理员可以这样做。" in k510  # 阿明 pressed it
@@ -116,6 +123,12 @@ def test_one_stake_for_both_games_was_two_figures(money: str) -> None:
         "Alice → Carol 180 · 18 in money",
         "Stake: 0.1 per point.",
         "All games in one money list: /settle money",
+        "[📋 Bob → Alice 1.20 (copies)]",
+        "[📋 Carol → Alice 1.20 (copies)]",
+        "[📋 Dave → Alice 1.30 (copies)]",
+        "[📋 Bob → Alice 0.50 (copies)]",
+        "[📋 Alice → Bob 20 (copies)]",
+        "[📋 Alice → Carol 18 (copies)]",
         "[✅ Settled — archive season 1]",
         "[🖼 The night's card]",
     ]
@@ -136,6 +149,9 @@ def test_each_game_at_its_stake_in_one_money_list(money: str) -> None:
         "Dave → Carol 5",
         "Counted: mahjong at 1 per point · poker at 0.1 per point.",
         "Left out, no stake: hearts. Give one with /set stake hearts 0.5.",
+        "[📋 Alice → Carol 1 (copies)]",
+        "[📋 Dave → Bob 8 (copies)]",
+        "[📋 Dave → Carol 5 (copies)]",
     ]
     first, second = money.split("Money to square season 1:")[1:3]
     assert reply("Money to square season 1:" + first, lines[0]) == [

@@ -42,6 +42,7 @@ def test_points_show_two_decimals_and_say_so(tmp_path: Path) -> None:
         "3. 小孙 +126.84",
         "4. 大刘 +12.5",
         "5. 老赵 +12.5",
+        "[👤 我的账]",
     ]
     settle = reply(out, "第 1 赛季结账：")
     assert settle[2:5] == ["大刘 → 小孙 61.08", "大刘 → 阿明 101.8", "老赵 → 小红 162.88"]

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -22,7 +23,17 @@ from service.core import WRITES, Service
 from service.errors import ServiceError
 from service.repeats import answer_key
 from service.replies import RepeatAsk
-from service.requests import Again, Answered, Claim, Request
+from service.requests import (
+    Again,
+    Answered,
+    Claim,
+    GuestRound,
+    PlayerRef,
+    RefKind,
+    Request,
+    Score,
+    ScoreEntry,
+)
 from storage.gateway import chats, players
 from storage.gateway import ledger as book
 from storage.models import chat as chat_table
@@ -33,6 +44,7 @@ ADMIN = Actor(1, "Wang", "wang")
 LI = Actor(2, "Li", "li")
 ZOE = Actor(3, "Zoe", "zoe")  # never seated: she may say which guest she is
 YAN = Actor(4, "Yan", "yan")  # never seated: says he is the guest Chen
+LI_REST = ScoreEntry(PlayerRef(RefKind.NAME, "Li"), None)  # a guest round's balancing player
 
 #: One script that runs every write use case (the service's `WRITES`) at least once.
 SCRIPT = (
@@ -150,6 +162,15 @@ def test_every_use_case_is_one_transaction_of_one_chat(engine: Engine, chat_id: 
         guest = next(p for p in players.players_of_chat(db, chat_id) if p.name == "Guest")
     service.execute(ctx(chat_id, ZOE, "[me]", abs(chat_id) * 100 + 99), Claim(guest.id))
     ran.add(Claim)
+    # guest mode, in a chat that never added the bot: its free table opened, the players
+    # seated and the round recorded, in one transaction claimed with the update
+    outside, update_id = chat_id - 500_000_000, abs(chat_id) * 100 + 98  # no other test's
+    round_ = GuestRound(Score((ScoreEntry(PlayerRef(RefKind.NAME, "Wang"), Fraction(3)), LI_REST)))
+    with transactions(engine) as seen:
+        service.execute(ctx(outside, ADMIN, "/s Wang+3 Li", update_id), round_)
+    assert len([t for t in seen if any("INSERT INTO event" in s for s in t)]) == 1, seen
+    assert claimed(engine, update_id)
+    ran.add(GuestRound)
     assert ran == set(WRITES)  # a new use case joins the script
 
 

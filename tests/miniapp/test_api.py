@@ -245,7 +245,9 @@ async def test_undo_as_a_reply_finds_a_hand_the_app_posted(kit: AppKit) -> None:
     kit.api.send_text(GROUP, CAT, "/undo", reply_to=posted.message_id)
     for update in kit.api.take_updates():
         await kit.app.process_update(Update.de_json(update, kit.app.bot))
-    [undone] = kit.api.outbox_since(seq, chat_id=GROUP.id)
+    undone, spent = kit.api.outbox_since(seq, chat_id=GROUP.id)
     assert undone.plain_text.startswith("↩️ Undone: hand #1 — /hu Ann zimo qys")
+    assert (spent.action, spent.message_id) == ("edited", posted.message_id)  # its Undo: used
+    assert spent.buttons == [[{"text": "↩️ Undone", "disabled": {}}]]
     standings = "\n".join(e.plain_text for e in await kit.say(CAT, "/standings"))
     assert "Bob +9" in standings and "Ann -3" in standings

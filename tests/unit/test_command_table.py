@@ -152,7 +152,9 @@ async def test_the_menu_is_the_tables_in_both_languages(sqlite_engine: Engine) -
                 shown = api.call("getMyCommands", params)
                 _ = translator(lang).gettext
                 assert shown == [
-                    {"command": c.name, "description": _(c.menu or "")} for c in catalog.MENU
+                    {"command": c.name, "description": _(c.menu or "")}
+                    | ({"is_ephemeral": True} if c.ephemeral else {})
+                    for c in catalog.MENU
                 ]
     assert [c.name for c in catalog.MENU][:6] == ["hu", "gang", "r", "s", "pay", "undo"]
 
@@ -187,7 +189,10 @@ def read(bot: ExtBot[None], data: dict[str, Any]) -> str | bool | None:
         ("/start", "help"),
         ("/start me", "help"),  # /me's deep link: the record, in the private chat
         ("/me", "me"),
-        ("/我的", "me"),
+        ("/战绩", "me"),
+        ("/mine", "mine"),
+        ("/我的", "mine"),
+        ("/start mine", "help"),  # /mine's deep link: the accounts, in the private chat
         ("/rating", "rating"),
         ("/summary", "summary"),
         ("/settle", "settle"),

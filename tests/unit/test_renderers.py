@@ -151,6 +151,22 @@ SAMPLES: list[r.Reply] = [
         (r.MeGroup("牌友", "老王", 2, (r.MeGame("mahjong", ME, ME),), (("小李", 10),), (), -100),)
     ),
     r.MeElsewhere(),
+    r.MineView(
+        (
+            r.MineGroup(
+                "牌友",
+                "老王",
+                2,
+                (("mahjong", Fraction(36)), ("free:斗地主", Fraction(-10))),
+                (r.MineHand(7, AT, "/hu 老王 zimo", "mahjong", Fraction(24)),),
+                (("老陈", Fraction(12)),),
+                (("小李", Fraction(7, 2)),),
+                (("mahjong", Fraction(1, 2)),),
+                "Asia/Shanghai",
+            ),
+        ),
+        in_group=True,
+    ),
     r.RatingView(
         (
             r.RatingGame(
