@@ -85,8 +85,10 @@ class EventKind(StrEnum):
     PAY = "pay"  # a transfer between two players (/pay), at any table
     FEE = "fee"  # a cost beside the score (/fee), in money, shared by some players
     UNDO = "undo"  # reverts one earlier record (named by its id)
+    EDIT = "edit"  # corrects one earlier record in place (`service.edit`)
+    VERSION = "version"  # a corrected record as it read before, replaced (`service.edit`)
 
     @property
     def undoable(self) -> bool:
         """Whether /undo can revert a record of this kind."""
-        return self is not EventKind.UNDO
+        return self not in (EventKind.UNDO, EventKind.VERSION)

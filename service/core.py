@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from scoring.games import EventKind
 from service import (
     admin,
+    edit,
     fees,
     free,
     guest,
@@ -34,7 +35,7 @@ from service import (
 )
 from service.app import AppAccess
 from service.context import Actor, Ctx
-from service.errors import N_, ServiceError
+from service.errors import N_
 from service.language import keep_first, of_telegram, shown
 from service.looks import look
 from service.names import clean_title
@@ -45,6 +46,7 @@ from service.requests import (
     Arrange,
     CancelPlan,
     Claim,
+    Edit,
     Fee,
     Gang,
     GuestRound,
@@ -103,7 +105,8 @@ WRITES: dict[type[Any], Callable[[Tx, Any], Reply]] = {
     CancelPlan: plans.cancel,
     PollPosted: plans.posted,
     PollVote: plans.vote,
-    Undo: ledger.undo,
+    Undo: edit.undo,
+    Edit: edit.edit,
     Reset: admin.reset,
     SetOption: admin.set_option,
     SetStake: stakes.set_stake,
@@ -122,28 +125,14 @@ def again(tx: Tx, req: Again) -> Reply:
 
 def answered(tx: Tx, req: Answered) -> Reply:
     """[Replace #N] / [Record both] under a near repeat's question: its content recorded, as
-    typed then; Replace undoes #N first, in the same transaction (its dealer and kongs come
-    back, so the new hand is scored as #N was)."""
+    typed then. Replace corrects #N in place (`service.edit`: it keeps its number, its version
+    before is kept); Record both records it as a new one."""
     event, request, text = repeats.near_of(tx, req)
-    replaced = None
     if req.replace and event.undone_by is None:
-        last = book.last_live_event(tx.db, event.table_id or 0, tx.season.id, book.RECORDS)
-        if last is None or last.id != event.id:
-            raise ServiceError(
-                N_(
-                    "Something was recorded after #{n}, so it cannot be replaced now: undo it"
-                    " with /undo {n}, then type the hand again."
-                ),
-                n=event.hand_no,
-            )
-        ledger.undo(tx, Undo(event_id=event.id))
-        replaced = event.hand_no
+        return edit.correct(tx, event, request, text)
     tx.again = True
     tx.ctx = replace(tx.ctx, text=text)
-    reply = WRITES[type(request)](tx, request)
-    if replaced is not None and isinstance(reply, Recorded):
-        reply = replace(reply, replaced=replaced)
-    return reply
+    return WRITES[type(request)](tx, request)
 
 
 #: What plays at the open table: a table nobody closed closes itself before it
@@ -255,7 +244,11 @@ class Service:
     @staticmethod
     def _repeat(tx: Tx, event_id: int | None) -> Reply:
         event = book.event_by_id(tx.db, event_id) if event_id is not None else None
-        if event is None or event.kind == EventKind.UNDO or event.chat_id != tx.chat.id:
+        if (
+            event is None
+            or event.kind in (EventKind.UNDO, EventKind.EDIT)
+            or event.chat_id != tx.chat.id
+        ):
             return Info(N_("Already done."))
         archived = None
         if event.season_id != tx.season.id:  # a /reset came in between: say where it went

@@ -6,7 +6,7 @@ and no renderer reads that data's JSON."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -115,6 +115,12 @@ class HandView:
     detail: RecordDetail
     names: tuple[str, ...] = ()  # the players seated at it, in seat order (names as now)
     table_id: int | None = None  # hand numbers count per table
+    edited: bool = False  # corrected in place (/edit): `/history` marks it ✎
+    # What the Mini App's ✎ Edit fills its form from: the record's content (`repeats.content`:
+    # players by id), the ids seated at it, and its version (a correction's id, else its own)
+    content: Any = field(default=None, compare=False, hash=False)
+    seat_ids: tuple[int, ...] = ()
+    version: int | None = None
 
     @property
     def net(self) -> tuple[tuple[str, Fraction | int], ...]:
@@ -160,6 +166,10 @@ def view_of(
         detail=_detail(event, names),
         names=tuple(shown),
         table_id=event.table_id,
+        edited=bool(data.get("edits")),
+        content=data.get("same"),
+        seat_ids=tuple(seat_ids(event)),
+        version=(data.get("edits") or [event.id])[-1],
     )
 
 

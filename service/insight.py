@@ -8,7 +8,7 @@ a few hundred points of one streamed pass over its payments, /export streams row
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -237,14 +237,16 @@ def _series(unit: str, points: list[Point], names: Mapping[int, str]) -> ChartSe
 
 def export_rows(db: Connection, chat_id: int, req: Export) -> ExportData:
     """The season's ledger: one row per payment of every hand and transfer, undone ones
-    marked. Counted here; the rows stream when the file is written (`_Ledger`)."""
+    marked (`/export all`: and every version /edit replaced, marked undone). Counted here; the
+    rows stream when the file is written (`_Ledger`)."""
     season = season_for(db, chat_id, req.season)
-    count, _records, seqs = book.export_size(db, season.id)
+    kinds = book.TRAIL if req.trail else book.NUMBERED
+    count, _records, seqs = book.export_size(db, season.id, kinds)
     hands = book.live_hands(db, season.id)
     return ExportData(
         season=season.number,
         archived=season.archived_at is not None,
-        rows=_Ledger(db.engine, chat_id, season.id, seqs) if count else (),
+        rows=_Ledger(db.engine, chat_id, season.id, seqs, kinds) if count else (),
         count=count,
         hands=hands,
         tz=chat_zone(db, chat_id),
@@ -261,7 +263,9 @@ class _Ledger:
     chat_id: int
     season_id: int
     seqs: range  # the season's records when counted
+    kinds: Sequence[str] = book.NUMBERED  # `book.TRAIL`: the versions /edit replaced too
 
     def __iter__(self) -> Iterator[ExportRow]:
         with reading(self.engine) as db:
-            yield from book.stream_export(db, self.chat_id, self.season_id, self.seqs)
+            rows = book.stream_export(db, self.chat_id, self.season_id, self.seqs, self.kinds)
+            yield from rows

@@ -15,7 +15,7 @@ from service.hand_views import HandView, seat_ids, view_of
 from service.names import told_apart
 from service.replies import Info, UndoAsk, Undone, UndoPick
 from service.requests import Undo
-from service.squaring import fee_par, hand_par, par_weights
+from service.squaring import hand_par, par_weights, record_par
 from service.unit import Tx
 from storage.gateway import ledger as book
 from storage.gateway import players, tables
@@ -38,6 +38,11 @@ def hand_views(db: Connection, events: Sequence[EventRow]) -> list[HandView]:
         + [pid for e in events for pid in seat_ids(e)],
     )
     return [view_of(e, by_event.get(e.id, []), names) for e in events]
+
+
+def view_with(db: Connection, event: EventRow, transfers: Sequence[TransferRow]) -> HandView:
+    """The view of `event` with these payments (a version of a corrected record)."""
+    return view_of(event, transfers, player_names(db, [*_people(transfers), *seat_ids(event)]))
 
 
 def player_names(db: Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -82,7 +87,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
                 ),
                 n=target.hand_no,
             )
-    elif target.kind == EventKind.KONG and not _pending(tx, target):
+    elif target.kind == EventKind.KONG and not pending_kong(tx, target):
         raise ServiceError(N_("That kong was paid with its hand: undo the hand instead."))
     record = book.add_event(
         tx.db,
@@ -108,11 +113,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
     transfers = book.transfers_of(tx.db, [target.id]).get(target.id, [])
     if transfers:
         seats = target.data.get("seats") or (table.seats if table is not None else ())
-        par = (
-            fee_par(target.data)
-            if target.kind == EventKind.FEE
-            else hand_par(transfers, seats, par_weights(target.data))
-        )
+        par = record_par(target.kind, target.data, transfers, seats)
         unit = transfers[0].unit
         book.revert_transfers(tx.db, transfers, season_id=target.season_id, unit=unit, par=par)
     dealer = None
@@ -142,7 +143,7 @@ def _last_record(tx: Tx, event: EventRow) -> EventRow | None:
     )
 
 
-def _pending(tx: Tx, kong: EventRow) -> bool:
+def pending_kong(tx: Tx, kong: EventRow) -> bool:
     """Whether a kong belongs to the hand being played (no live hand after it)."""
     hand = book.last_live_event(tx.db, kong.table_id or 0, kong.season_id, (EventKind.HAND,))
     return hand is None or hand.seq < kong.seq
@@ -251,8 +252,11 @@ def record(
     winning tiles, for /export; `same`: its content (`service.repeats.content`), kept with it,
     and the two-minute rule checked first (raises `repeats.Repeat`: nothing is written)."""
     if same is not None:
-        repeats.guard(tx, table, same, lambda last: hand_views(tx.db, [last])[0])
+        if tx.editing is None:
+            repeats.guard(tx, table, same, lambda last: hand_views(tx.db, [last])[0])
         data = {**data, "same": same}
+    if tx.editing is not None:  # /edit: the record keeps its number, place and recorder
+        return _rewritten(tx, tx.editing, data, tiles)
     event = book.add_event(
         tx.db,
         tx.chat,
@@ -269,6 +273,17 @@ def record(
     )
     tx.event_id, tx.tail = event.id, None  # the table's records changed
     return event
+
+
+def _rewritten(tx: Tx, target: EventRow, data: dict[str, Any], tiles: str) -> EventRow:
+    """The record `target` saying what the correction says (`service.edit`): its content
+    rewritten, its list of edits carried on (the edit is `tx.event_id`)."""
+    edits = [*target.data.get("edits", []), tx.event_id]
+    data = {**data, "edits": edits}
+    text = tx.ctx.text
+    book.rewrite(tx.db, target.id, text=text, data=data, tiles=tiles)
+    tx.tail = None
+    return target.model_copy(update={"data": data, "text": text, "tiles": tiles})
 
 
 def table_tail(tx: Tx, table: TableRow) -> Tail | None:

@@ -42,7 +42,7 @@ def look(db: Connection, ctx: Ctx, request: Request) -> Reply:
         case Standings():
             return views.standings(db, ctx.chat_id, ctx.thread_id, request)
         case History():
-            return views.history(db, ctx.chat_id, request)
+            return views.history(db, ctx.chat_id, request, ctx.thread_id)
         case Settle():
             return settling.settle(db, ctx, request)
         case Seasons():

@@ -56,6 +56,25 @@ class Undone:
 
 
 @dataclass(frozen=True)
+class Edited:
+    """/edit: record #`view.hand_no` corrected in place (`undone`: its last correction undone,
+    the version before back). `before`: the version it replaced; `by`: who changed it;
+    `edit_id`: the correction (its Undo); `older`: not the table's last hand, so only its
+    payments changed; `dealer`: who deals next, where the correction moved it; `added` /
+    `dropped`: the words of the command that changed."""
+
+    view: HandView
+    before: HandView
+    by: str
+    edit_id: int
+    older: bool = False
+    dealer: str | None = None
+    added: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+    undone: bool = False
+
+
+@dataclass(frozen=True)
 class TableView:
     """The open table: game, options and seats (None = free)."""
 
@@ -192,6 +211,17 @@ class HistoryView:
     season: int
     hands: tuple[HandView, ...]
     tz: str = "UTC"  # the chat's time zone (IANA name): times are shown in it
+    versions: tuple[Version, ...] = ()  # `/history <n>` of a corrected record: its versions
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a corrected record: as it read, who wrote it and when (the recorder for
+    the first, each correction's author for the next)."""
+
+    view: HandView
+    by: str
+    at: datetime
 
 
 @dataclass(frozen=True)
@@ -403,7 +433,9 @@ class ChartData:
 # "sealed" | "kong" | "score" | "pay"; recorded by; undone: 1, else 0; the hand's tiles as
 # scored, "" when not given; the table's id: hand #1 of two tables told apart). A plain tuple:
 # a season has millions.
-ExportRow = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
+ExportRow = tuple[
+    str, int | None, str, str, str | None, str | None, str, str, str, int, str, int, int
+]
 
 
 @dataclass(frozen=True)
@@ -589,6 +621,7 @@ class Card:
 
 Reply = (
     Recorded
+    | Edited
     | StatsView
     | ChartData
     | ExportData

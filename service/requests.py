@@ -264,6 +264,22 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """`/edit 7 /hu 阿张 pao 小李` (or the corrected command replying to the record's message):
+    record #7 (`hand_no`) or the record a reply or the Mini App names (`event_id`) corrected in
+    place. `options`: the corrected command as each editable command reads it (the words
+    alone may read as several), each with its text as a command (`texts`); the service takes
+    the one of the record's kind. `seen`: the version the sender saw (a record's or an edit's
+    event id), to tell them when another member changed it since."""
+
+    options: tuple[Request, ...]
+    texts: tuple[str, ...]
+    hand_no: int | None = None
+    event_id: int | None = None
+    seen: int | None = None
+
+
+@dataclass(frozen=True)
 class Again:
     """[Record again]: the content of record `event_id` once more (the two-minute rule)."""
 
@@ -288,6 +304,8 @@ class Standings:
 class History:
     n: int = 10
     season: int | None = None
+    versions: int | None = None  # `/history #7`: hand #7's versions (`/history 7`: the last 7
+    # hands, and hand #7's versions where it was corrected)
 
 
 @dataclass(frozen=True)
@@ -309,6 +327,7 @@ class Chart:
 @dataclass(frozen=True)
 class Export:
     season: int | None = None
+    trail: bool = False  # `/export all`: every version /edit replaced too
 
 
 @dataclass(frozen=True)
@@ -435,6 +454,7 @@ Request = (
     | PollPosted
     | PollVote
     | Undo
+    | Edit
     | Again
     | Answered
     | Standings

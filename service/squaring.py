@@ -59,6 +59,16 @@ def fee_par(data: Mapping[str, Any]) -> dict[int, Fraction]:
     return house_par(shares, payer if isinstance(payer, int) else None)
 
 
+def record_par(
+    kind: str, data: Mapping[str, Any], transfers: Sequence[TransferRow], seats: Iterable[int]
+) -> dict[int, Fraction]:
+    """The par a record's payments carry, as written, undone or corrected: a fee's from its
+    shares (`fee_par`), any other's from its payments (`hand_par`)."""
+    if kind == "fee":
+        return fee_par(data)
+    return hand_par(transfers, seats, par_weights(data))
+
+
 GROUPS = {4: ("team1", "team2"), 3: ("seat1", "seat2", "seat3")}
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from service.context import Ctx
+from storage.models import EventRow
 from storage.unit_of_work import ChatWrite
 
 
@@ -21,3 +22,4 @@ class Tx(ChatWrite):
     table_fresh: bool = True
     again: bool = False  # [Record again]: the two-minute rule said, and was answered, "again"
     now: datetime | None = None  # the service's clock at the write's start: its records' time
+    editing: EventRow | None = None  # /edit: the record the use case's record rewrites

@@ -8,6 +8,7 @@ from fractions import Fraction
 from sqlalchemy.engine import Connection
 
 from scoring.games import EventKind, Game, Unit, is_points
+from service import edit
 from service.errors import N_, ServiceError
 from service.k510 import current_marathon, progress
 from service.ledger import hand_views, player_names
@@ -83,11 +84,14 @@ def _marathon_progress(
     return progress(state, names)
 
 
-def history(db: Connection, chat_id: int, req: History) -> HistoryView:
+def history(db: Connection, chat_id: int, req: History, thread_id: int = 0) -> HistoryView:
     season = season_for(db, chat_id, req.season)
     events = list(reversed(book.hands(db, season.id, limit=req.n)))
     hands = tuple(hand_views(db, events))
-    return HistoryView(season=season.number, hands=hands, tz=chat_zone(db, chat_id))
+    number = req.n if req.versions is None else req.versions
+    versions = edit.versions_of(db, season.id, number, thread_id)
+    zone = chat_zone(db, chat_id)
+    return HistoryView(season=season.number, hands=hands, tz=zone, versions=versions)
 
 
 def chat_zone(db: Connection, chat_id: int) -> str:

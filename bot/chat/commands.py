@@ -16,13 +16,13 @@ from bot.chat import score_buttons, wizard
 from bot.chat.origin import typed_here
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run, thread_of
-from bot.chat.undo_reply import UNDONE, spend, undo_of_reply
+from bot.chat.undo_reply import UNDONE, edit_of_reply, spend, undo_of_reply
 from bot.commands.parsing import NotForThisBot, ParseError, Typed, parse_typed, read
 from bot.delivery.messages import send
 from bot.miniapp.link import open_app
 from service.errors import ServiceError
 from service.replies import Undone
-from service.requests import Hu, OpenApp, Request, Score, Undo
+from service.requests import Edit, Hu, OpenApp, Request, Score, Undo
 
 Context = ContextTypes.DEFAULT_TYPE
 #: What a command with buttons (`Command.buttons`) starts when typed alone, by its request.
@@ -102,7 +102,10 @@ async def refuse(
 
 
 def in_reply(request: Request, message: Message, bot_id: int) -> Request:
-    """A bare /undo replying to one of our messages: the record that message's Undo names."""
+    """A bare /undo, or an /edit without a number, replying to one of our messages: the record
+    that message's Undo names."""
+    if isinstance(request, Edit):
+        return edit_of_reply(request, message, bot_id)
     return undo_of_reply(request, message, bot_id) if isinstance(request, Undo) else request
 
 

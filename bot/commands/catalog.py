@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.commands import admin, fees, free, k510, mahjong, tables, undo, views, yue
+from bot.commands import admin, edit, fees, free, k510, mahjong, tables, undo, views, yue
 from bot.i18n import N_
 from service.requests import (
     Arrange,
     CancelPlan,
     Chart,
+    Edit,
     Export,
     Fee,
     Gang,
@@ -184,7 +185,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("stats", N_("/stats [season]"), (Stats,), seasonal(Stats)),
     Command("seasons", N_("/seasons"), (Seasons,)),
     Command("chart", N_("/chart [season]"), (Chart,), seasonal(Chart)),
-    Command("export", N_("/export [season]"), (Export,), seasonal(Export)),
+    Command("export", N_("/export [all] [season]"), (Export,), views.parse_export),
     Command(
         "new",
         N_(
@@ -328,6 +329,15 @@ COMMANDS: tuple[Command, ...] = (
         aliases=("约", "约局", "约牌"),
         menu=N_("arrange the next game, with a poll: /yue 周五 20:00 麻将"),
         who=Who.ASKED,  # whoever arranged a game, or an admin, may call it off
+    ),
+    Command(
+        "edit",
+        N_("/edit <n> <command>"),
+        (Edit,),
+        lambda args, usage: edit.parse_edit(args, usage, WORDS),  # the words of the table
+        aliases=("改",),
+        menu=N_("correct a record: /edit 7 /hu A pao B"),
+        who=Who.ASKED,  # another table's record, or an earlier sitting's: an admin's
     ),
 )
 

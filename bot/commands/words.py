@@ -97,6 +97,7 @@ ME = frozenset({"me", "i", "我"})
 OUT = frozenset({"out", "出"})
 SEASON = frozenset({"season", "赛季"})
 MONEY = frozenset({"money", "cash", "钱", "金额", "算钱"})  # /settle money
+ALL = frozenset({"all", "全部"})  # /export all: every version /edit replaced too
 CONFIRM = frozenset({"confirm", "yes", "y", "ok", "确认", "是"})
 SEATS = frozenset({"1", "2", "3", "4"})
 

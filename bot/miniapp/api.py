@@ -22,13 +22,16 @@ from typing import Any
 import tornado.web
 from telegram.error import TelegramError
 
+from bot.commands.edit import MAX_HAND_NO
 from bot.commands.parsing import ParseError
 from bot.delivery.messages import post
 from bot.miniapp import auth, forms, guard, sitting, texts
+from bot.miniapp.edit_form import form_of
 from bot.miniapp.members import Members, Role
 from bot.presentation.numbers import fmt
 from bot.presentation.out import Out
 from bot.presentation.render import Renderer
+from bot.presentation.render_edits import version_lines
 from bot.presentation.render_hands import hand_lines, progress_line
 from bot.presentation.render_tiles import hands_of
 from bot.ptb_types import AnyApplication
@@ -42,6 +45,7 @@ from service.names import member_name
 from service.replies import (
     Card,
     ChartData,
+    Edited,
     HistoryView,
     Info,
     Recorded,
@@ -54,6 +58,7 @@ from service.replies import (
 from service.requests import (
     Again,
     Answered,
+    Edit,
     History,
     Request,
     ShowPlayers,
@@ -211,6 +216,9 @@ def _hand(r: Renderer, view: HandView) -> dict[str, Any]:
         "names": sorted({n for p in view.payments for n in (p.payer, p.payee) if n}),
         "html": hand_lines(r._, view),
         "tiles": [{"name": name, "reading": reading} for name, reading in hands_of(view)],
+        "edited": view.edited,  # ✎: corrected in place (/edit)
+        "version": view.version,  # what an edit saw (another member's since: told)
+        "form": None if view.undone else form_of(view.content, view.seat_ids),  # ✎ Edit's
     }
 
 
@@ -302,9 +310,19 @@ class ViewHandler(Api):
 
 
 class HistoryHandler(Api):
-    """GET `?n=N[&season=S]`: the last N hands, newest first."""
+    """GET `?n=N[&season=S]`: the last N hands, newest first; `?versions=N`: hand #N's
+    versions, where it was corrected (/edit), as `/history N` lists them."""
 
     async def get(self) -> None:
+        number = self.get_query_argument("versions", "")
+        if number.isdigit() and 0 < int(number) <= MAX_HAND_NO:
+            request = History(n=1, season=self.season_arg(), versions=int(number))
+            found, lang = await self.read(request)
+            r = self.renderer(lang)
+            shown = found if isinstance(found, HistoryView) else None
+            lines = version_lines(r._, shown.versions, shown.tz) if shown is not None else []
+            self.write({"versions": lines})
+            return
         n = self.get_query_argument("n", str(HISTORY_PAGE))
         count = min(int(n), HISTORY_MAX) if n.isdigit() and int(n) > 0 else HISTORY_PAGE
         history, lang = await self.read(History(n=count, season=self.season_arg()))
@@ -322,6 +340,22 @@ class _Recording(Api):
             return forms.request(form, seats)
         except forms.FormError:
             raise tornado.web.HTTPError(400) from None
+
+    def edit_of(self, request: Request, text: str) -> Request:
+        """The form's request as a correction of the record the body's `edit` names (`{event,
+        seen}`: the record, and the version the page showed), else as it is."""
+        edit = self.body().get("edit")
+        if edit is None:
+            return request
+        if not isinstance(edit, dict):
+            raise tornado.web.HTTPError(400)
+        seen = edit.get("seen")
+        return Edit(
+            (request,),
+            (text,),
+            event_id=guard.record_id(edit.get("event")),
+            seen=None if seen is None else guard.record_id(seen),
+        )
 
     async def refused(self, msgid: str, params: Any) -> None:
         lang = await self.language()
@@ -342,14 +376,16 @@ class _Recording(Api):
 
 
 class CheckHandler(_Recording):
-    """POST `{form}` (`/app/api/check`, `/app/api/preview`): what the chat would reply, from the
-    service's dry run (run, then rolled back: the same code path as recording); the refusal's
-    reason if it would be refused."""
+    """POST `{form[, edit]}` (`/app/api/check`, `/app/api/preview`): what the chat would reply,
+    from the service's dry run (run, then rolled back: the same code path as recording); the
+    refusal's reason if it would be refused. With `edit` (`{event, seen}`): the correction of
+    that record, its difference shown before it is saved."""
 
     async def post(self) -> None:
         text, request = None, None
         try:
             text, request = await self.request_of(self.body().get("form"))
+            request = self.edit_of(request, text)
             answer = await asyncio.to_thread(self.env.service.try_out, self.ctx(text), request)
         except (ParseError, ServiceError) as err:
             await self.refused(err.msgid, err.params)
@@ -371,6 +407,7 @@ class RecordHandler(_Recording):
             raise tornado.web.HTTPError(400) from None
         try:
             text, request = await self.request_of(data.get("form"))
+            request = self.edit_of(request, text)
             ctx = self.ctx(text, update_id_of(key, self.place.chat_id))
             answer = await self.env.service.perform(ctx, request)
         except (ParseError, ServiceError) as err:
@@ -378,6 +415,9 @@ class RecordHandler(_Recording):
             return
         r = self.renderer(answer.lang)
         reply = answer.reply
+        if isinstance(reply, Edited | Info):  # ✎ Edit saved (or said already: a second tap)
+            await self.edited(r, reply, text)
+            return
         if isinstance(reply, RepeatAsk):  # the two-minute rule: the page asks, as the chat does
             lines = r.render(reply).text.split("\n")
             event, near = reply.view.event_id, reply.near  # near: the answer records this
@@ -399,6 +439,17 @@ class RecordHandler(_Recording):
                 "undone": isinstance(reply, Recorded) and reply.view.undone,
             }
         )
+
+    async def edited(self, r: Renderer, reply: Edited | Info, text: str) -> None:
+        """A correction saved: posted in the chat, its reply with its Undo (the correction's)."""
+        if isinstance(reply, Info):
+            self.write(
+                {"ok": True, "repeated": True, "reply": [r.alert(reply.msgid, reply.params)]}
+            )
+            return
+        await self.post_in_chat(r, reply, text)
+        lines = r.render(reply).text.split("\n")
+        self.write({"ok": True, "command": text, "reply": lines, "event": reply.edit_id})
 
 
 class AgainHandler(_Recording):

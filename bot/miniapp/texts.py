@@ -72,6 +72,11 @@ PAGE: dict[str, str] = {
     "payer": N_("Who pays"),
     "payee": N_("To whom"),
     "amount": N_("Amount"),
+    "edit": N_("✎ Edit"),  # a hand in History: the Record form filled with it (issue 38)
+    "editing": N_("✎ Correcting #{n}: the preview shows what changes"),
+    "save_edit": N_("Save the correction"),
+    "edit_saved": N_("Corrected and posted in the chat."),
+    "versions": N_("✎ Every version"),
 }
 
 

@@ -45,6 +45,7 @@ HEADER = (
     N_("recorded by"),
     N_("undone"),
     N_("tiles"),  # the winner's hand, where the /hu gave it as tiles
+    N_("edited"),  # corrected in place (/edit): the row is its current version
 )
 TABLE = "(table)"  # the CSV's name for the table, the other side of a 510K score
 YES_NO = ("yes", "no")  # undone or not
@@ -201,10 +202,22 @@ class _Cells:
                 f"{games[unit if game == 'free' or reason == 'fee' else game]},"
                 f"{names[payer]},{names[payee]},"
                 f"{amounts[amount]},{words[reason]},{names[by]},{yes if undone else no},"
-                f"{tiles[hand if reason in _WON else '']}\r\n"
-                for at, hand_no, game, unit, payer, payee, amount, reason, by, undone, hand, t in (
-                    rows
-                )
+                f"{tiles[hand if reason in _WON else '']},{yes if edited else no}\r\n"
+                for (
+                    at,
+                    hand_no,
+                    game,
+                    unit,
+                    payer,
+                    payee,
+                    amount,
+                    reason,
+                    by,
+                    undone,
+                    hand,
+                    t,
+                    edited,
+                ) in rows
             ]
         )
 

@@ -17,6 +17,7 @@ from bot.commands import labels
 from bot.i18n import Gettext, translator
 from bot.presentation import (
     render_beyond,
+    render_edits,
     render_hands,
     render_insight,
     render_money,
@@ -106,6 +107,7 @@ RENDERERS: Mapping[type[Any], Render] = dict(
     [
         _entry(r.Recorded, render_hands.recorded),
         _entry(r.Undone, render_hands.undone),
+        _entry(r.Edited, render_edits.edited),
         _entry(r.TableView, render_people.table_view),
         _entry(r.NewAsk, render_people.new_ask),
         _entry(r.NameAsk, render_people.name_ask),

@@ -10,6 +10,7 @@ from bot.commands.timezones import local, zone_label
 from bot.i18n import N_, Gettext
 from bot.presentation.numbers import fmt, shown_apart
 from bot.presentation.out import SUCCESS, Button, Out
+from bot.presentation.render_edits import version_lines
 from bot.presentation.render_free import table_title, unit_title
 from bot.presentation.render_hands import payment_line, progress_line, quote
 from bot.presentation.render_tiles import history_lines
@@ -62,9 +63,11 @@ def history(_: Gettext, v: r.HistoryView) -> Out:
             lines.append(f"— {table_title(_, view)} —")
         mark = " " + _("[undone]") if view.undone else ""
         when = local(view.at, v.tz).strftime("%m-%d %H:%M")
-        lines.append(f"#{view.hand_no} {when} <i>{quote(view.text)}</i>{mark}")
+        edited = " ✎" if view.edited else ""
+        lines.append(f"#{view.hand_no}{edited} {when} <i>{quote(view.text)}</i>{mark}")
         lines += [payment_line(_, p) for p in view.payments] or ["  " + _("no payments")]
         lines += history_lines(_, view)
+    lines += version_lines(_, v.versions, v.tz)
     return Out("\n".join(lines))
 
 

@@ -174,6 +174,12 @@ TABLE_RULES = (
         "In a marathon only the last hand can be undone. A bare /undo right after another "
         "member's undo asks first."
     ),
+    N_(
+        "Correct: /edit 7 and the corrected command (or the command as a reply to the "
+        "record's message) corrects #7 in place: it keeps its number, the correction keeps the "
+        "version before (/undo brings it back), /history 7 lists the versions. An older hand "
+        "changes its payments only; in a marathon only the last hand."
+    ),
     N_("Hands are numbered per table and season, from 1."),
 )
 
@@ -193,9 +199,9 @@ RECORD_RULES = (
         "same winner(s), way and payer as the table's last record but other flags, pattern or "
         "tiles, or a 510K report "
         "of the same finishing order with other points, is not recorded either: the bot shows "
-        "both as typed and the words that differ, and asks. Replace #N undoes #N and records "
-        "the new one in one step (its dealer and kongs come back first), only while nothing "
-        "was recorded after #N; Record both records the new one as well; No drops it. The "
+        "both as typed and the words that differ, and asks. Replace #N corrects #N in place to "
+        "the new one (as /edit does: it keeps its number, the version before is kept); Record "
+        "both records the new one as well; No drops it. The "
         "first answer counts, whoever gives it; any later press records nothing. A draw, a "
         "kong, a free round or a transfer is never a near repeat."
     ),
@@ -372,6 +378,11 @@ HELP = N_(
 )
 
 
+EDIT_HELP = N_(
+    "Corrections: /edit 7 /hu A pao C (hand #7 corrected in place; or /edit and the command as "
+    "a reply to its message; /undo brings the version before back) · /history 7 (its versions) "
+    "· /export all (every version)"
+)
 FREE_HELP = N_(
     "Any game: /new free [name] · /s A+30 B-10 C (C takes the balance) · /pay A B 5 (at any table)"
 )
@@ -404,6 +415,8 @@ PEOPLE_HELP = N_(
 def help_text(_: Gettext) -> str:
     return (
         _(HELP)
+        + "\n"
+        + _(EDIT_HELP)
         + "\n"
         + _(PEOPLE_HELP)
         + "\n"

@@ -52,9 +52,13 @@ _NEXT_SEQ = (  # the chat's next event number (the chat's row is locked: it stay
     .scalar_subquery()
 )
 _ADDED = (event.c.id, event.c.seq, event.c.hand_no)
+_KINDS: Any = bindparam("kinds", expanding=True)  # what an export lists (`TRAIL`: versions too)
+TRAIL = (*NUMBERED, EventKind.VERSION.value)  # /export all: the versions /edit replaced too
 _ADD_HAND = insert(event).values(seq=_NEXT_SEQ, hand_no=_NEXT_HAND_NO).returning(*_ADDED)
 _ADD_EVENT = insert(event).values(seq=_NEXT_SEQ).returning(*_ADDED)
 _MARK_UNDONE = update(event).where(event.c.id == bindparam("event_id"))
+_REWRITE = update(event).where(event.c.id == bindparam("event_id"))
+_MOVE_TRANSFERS = update(transfer).where(transfer.c.id.in_(bindparam("ids", expanding=True)))
 _BY_ID = select(event).where(event.c.id == bindparam("event_id"))
 _LAST_LIVE = (
     select(event)
@@ -218,9 +222,41 @@ def next_seq(db: Connection, chat_id: int) -> int:
     return int(db.execute(_SEQ_AFTER, {"chat_id": chat_id}).scalar_one())
 
 
-def mark_undone(db: Connection, event_id: int, undo_id: int) -> None:
-    """The one change a recorded event ever sees: the undo that reverted it."""
+def mark_undone(db: Connection, event_id: int, undo_id: int | None) -> None:
+    """The undo that reverted a record (None: live again, as a correction leaves the record
+    it took out of the table's live records while it was scored)."""
     db.execute(_MARK_UNDONE, {"event_id": event_id, "undone_by": undo_id})
+
+
+def rewrite(db: Connection, event_id: int, *, text: str, data: dict[str, Any], tiles: str) -> None:
+    """A corrected record's content (`service.edit`): what it says now; what it said before
+    is kept whole in the edit that corrected it."""
+    db.execute(_REWRITE, {"event_id": event_id, "text": text, "data": data, "tiles": tiles})
+
+
+def rewrite_data(db: Connection, event_id: int, data: dict[str, Any]) -> None:
+    """An event's data completed once it is written (a correction names its version kept)."""
+    db.execute(_REWRITE, {"event_id": event_id, "data": data})
+
+
+def move_transfers(db: Connection, transfer_ids: Sequence[int], event_id: int) -> None:
+    """Payments handed to another record, kept (`service.edit`): a corrected record's old ones
+    to the edit that replaced them, and back when that edit is undone."""
+    if transfer_ids:
+        db.execute(_MOVE_TRANSFERS, {"ids": list(transfer_ids), "event_id": event_id})
+
+
+def apply_transfers(
+    db: Connection,
+    transfers: Sequence[TransferRow],
+    *,
+    season_id: int,
+    unit: str,
+    par: Mapping[int, Fraction] | None = None,
+) -> None:
+    """Payments already written that count again (an undone edit's): the season balances and
+    pars move by them, as `add_transfers` moves them for new ones."""
+    _move_balances(db, season_id, unit, _deltas(transfers, 1, {}), dict(par or {}), {})
 
 
 def event_by_id(db: Connection, event_id: int) -> EventRow | None:
@@ -451,11 +487,13 @@ _EXPORT_SIZE = (
         func.max(event.c.seq),
     )
     .select_from(event.join(transfer, transfer.c.event_id == event.c.id))
-    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(NUMBERED))
+    .where(event.c.season_id == bindparam("season_id"), event.c.kind.in_(_KINDS))
 )
 
 PaymentLine = tuple[int, str, str | None, int | None, int | None, Fraction | int | None]
-ExportLine = tuple[str, int | None, str, str, str | None, str | None, str, str, str, int, str, int]
+ExportLine = tuple[
+    str, int | None, str, str, str | None, str | None, str, str, str, int, str, int, int
+]
 
 
 def stream_live_payments(db: Connection, season_id: int) -> Iterator[PaymentLine]:
@@ -483,9 +521,13 @@ def live_hands(db: Connection, season_id: int) -> int:
     return int(db.execute(_LIVE_HANDS, {"season_id": season_id}).scalar_one())
 
 
-def export_size(db: Connection, season_id: int) -> tuple[int, int, range]:
-    """(payments, hands and transfers, the range of their seq) of the season, undone ones too."""
-    rows, hands_, first, last = db.execute(_EXPORT_SIZE, {"season_id": season_id}).one()
+def export_size(
+    db: Connection, season_id: int, kinds: Sequence[str] = NUMBERED
+) -> tuple[int, int, range]:
+    """(payments, hands and transfers, the range of their seq) of the season, undone ones too
+    (`kinds`: `TRAIL`, the versions /edit replaced too)."""
+    params = {"season_id": season_id, "kinds": list(kinds)}
+    rows, hands_, first, last = db.execute(_EXPORT_SIZE, params).one()
     return int(rows or 0), int(hands_ or 0), range(int(first or 0), int(last or 0) + 1)
 
 
@@ -499,7 +541,7 @@ def _export_statement(pg: bool) -> Any:
     return (
         select(
             at,
-            event.c.hand_no,
+            func.coalesce(event.c.hand_no, event.c.data["hand_no"].as_integer()),  # a version's
             event.c.game,
             transfer.c.unit,
             payer.c.name,
@@ -510,6 +552,7 @@ def _export_statement(pg: bool) -> Any:
             case((event.c.undone_by.is_(None), 0), else_=1),
             event.c.tiles,
             event.c.table_id,
+            case((event.c.data["edits"].as_string().is_(None), 0), else_=1),  # by /edit
         )
         .select_from(
             event.join(transfer, transfer.c.event_id == event.c.id)
@@ -522,7 +565,7 @@ def _export_statement(pg: bool) -> Any:
             # not by the (season, kind, seq) index, whose order is by kind first: the chat's
             # seq order needs no sort
             (event.c.season_id + 0) == bindparam("season_id"),
-            event.c.kind.in_(NUMBERED),
+            event.c.kind.in_(_KINDS),
         )
         .order_by(event.c.seq, transfer.c.id)
     )
@@ -532,14 +575,15 @@ _EXPORT = {"sqlite": _export_statement(False), "postgresql": _export_statement(T
 
 
 def stream_export(
-    db: Connection, chat_id: int, season_id: int, seqs: range
+    db: Connection, chat_id: int, season_id: int, seqs: range, kinds: Sequence[str] = NUMBERED
 ) -> Iterator[ExportLine]:
     """(UTC time to the second as "YYYY-MM-DD HH:MM:SS", hand number, game, unit, payer's name
     (None: the table), payee's name, amount as stored ("45/2", "-3"), reason, recorded by,
-    undone 1 or 0, the hand's tiles, its table's id) of every payment of the chat's season's
-    hands and transfers in `seqs`, undone ones too, in recorded order; the database does the
-    per-row work."""
-    params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start}
+    undone 1 or 0, the hand's tiles, its table's id, corrected by /edit 1 or 0) of every
+    payment of the chat's season's hands and transfers in `seqs`, undone ones too, in
+    recorded order (`kinds`: `TRAIL`, the versions /edit replaced too, each with its record's
+    number); the database does the per-row work."""
+    params = {"chat_id": chat_id, "season_id": season_id, "first": seqs.start, "kinds": kinds}
     params["last"] = seqs.stop - 1
     streaming = {"yield_per": EXPORT_BATCH}
     for row in db.execute(_EXPORT[db.dialect.name], params, execution_options=streaming):

@@ -94,7 +94,7 @@ def trace(driver: Any, sink: IO[str]) -> None:
 def live_totals(rows: Iterable[ExportRow]) -> dict[tuple[str, str], Fraction]:
     """(unit, name) → the sum of an export's live rows: what /standings shows."""
     out: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
-    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, _tiles, _t in rows:
+    for _at, _hand, _game, unit, payer, payee, amount, _reason, _by, undone, *_rest in rows:
         if undone:
             continue
         if payer is not None:

@@ -200,8 +200,11 @@ async def test_the_export_header_is_in_the_chat_language(bot: Harness) -> None:
         assert file.content is not None
         ledgers[lang] = file.content.decode("utf-8-sig").splitlines()
     en, zh = ledgers["en"], ledgers["zh"]
-    assert en[0] == "time (UTC),table,hand,game,payer,payee,amount,reason,recorded by,undone,tiles"
-    assert zh[0] == "时间（UTC）,桌,局,游戏,付分者,收分者,分数,原因,记录人,已撤销,手牌"
+    assert (
+        en[0]
+        == "time (UTC),table,hand,game,payer,payee,amount,reason,recorded by,undone,tiles,edited"
+    )
+    assert zh[0] == "时间（UTC）,桌,局,游戏,付分者,收分者,分数,原因,记录人,已撤销,手牌,已修改"
     # the words in the chat's language, names and exact amounts as recorded
     assert [line.split(",")[6:7] for line in zh[1:]] == [line.split(",")[6:7] for line in en[1:]]
     assert {line.split(",")[3] for line in zh[1:]} == {"510K"}

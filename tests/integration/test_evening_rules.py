@@ -124,7 +124,7 @@ async def test_an_unsaid_menqing_is_pointed_out_when_it_was_possible(bot: Harnes
     plain = await bot.text(CAT, "/hu Ann pao Bob")
     assert f"Ann's hand was {NOT_CONCEALED}" in plain and "/undo" in plain and "mq" in plain
     said = await typed(bot, CAT, "/hu Ann pao Bob mq", "Replace #1")  # as the reminder says
-    assert "Bob → Ann 4" in said and NOT_CONCEALED not in said and "replaces #1" in said
+    assert "Bob → Ann 4" in said and NOT_CONCEALED not in said and "#1 corrected" in said
     for concealed_anyway in ("/hu Ann pao Bob qidui", "/hu Bob renhu", "/hu Ann pao Bob qqr"):
         said = await typed(bot, CAT, concealed_anyway)
         assert " → " in said and NOT_CONCEALED not in said

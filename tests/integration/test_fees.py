@@ -16,7 +16,15 @@ from bot.commands.reader import ParseError
 from scoring.fees import split
 from service.errors import ServiceError
 from service.hand_views import FeeView
-from service.replies import ChartData, MoneyView, Recorded, StandingsView, StatsView, Undone
+from service.replies import (
+    ChartData,
+    Edited,
+    MoneyView,
+    Recorded,
+    StandingsView,
+    StatsView,
+    Undone,
+)
 from service.requests import Fee, PlayerRef, RefKind
 from tests.integration.helpers import Chat
 
@@ -128,3 +136,24 @@ def test_all_shares_among_the_sitting_and_names_must_be_known(engine: Engine) ->
         chat.say("Ann", "/fee 10 茶水 Zed")
     with pytest.raises(ServiceError):
         chat.say("Ann", "/fee 10 茶水 Ann paid Ann")
+
+
+def test_a_fee_is_corrected_in_place_and_the_undo_of_that_restores_it(engine: Engine) -> None:
+    chat = Chat(engine, next(_chats), admins=("Ann",))
+    chat.seat("mahjong", *P4)
+    chat.say("Ann", "/hu Ann zimo")
+    chat.say("Bob", "/fee 120 台费 paid Bob")
+    chat.say("Ann", "/hu Cat zimo")
+    edited = chat.say("Bob", "/edit 2 /fee 100 台费 paid Bob")
+    assert isinstance(edited, Edited) and edited.view.hand_no == 2
+    assert dict(edited.view.net) == {"Ann": -25, "Bob": 75, "Cat": -25, "Dan": -25}
+    assert chat.balances() == {"Ann": 6, "Bob": -6, "Cat": 6, "Dan": -6}  # points untouched
+    assert money(chat) == {"Ann": -25, "Bob": 75, "Cat": -25, "Dan": -25}
+    house = chat.say("Bob", "/edit 2 fee 100 台费")  # nobody paid it yet: owed to the house
+    assert isinstance(house, Edited)
+    assert money(chat) == {}
+    chat.say("Bob", "/undo")  # the last correction undone: paid by Bob again
+    assert money(chat) == {"Ann": -25, "Bob": 75, "Cat": -25, "Dan": -25}
+    with pytest.raises(ServiceError) as refused:  # a fee stays a fee
+        chat.say("Bob", "/edit 2 /hu Ann zimo")
+    assert refused.value.params["command"] == "/fee"

@@ -176,6 +176,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
         undone,
         _tiles,
         _t,
+        _edited,
     ) in data.rows:
         if undone:
             continue
@@ -188,9 +189,7 @@ def test_export_sums_equal_the_standings(played: Evening) -> None:
     assert live == live_totals(data.rows)
     undone = [row for row in data.rows if row[9]]
     assert {hand_no for _at, hand_no, *_ in undone} == {5}
-    assert {(payee, amount) for *_, payee, amount, _reason, _by, _undone, _tiles, _t in undone} == {
-        ("Chen", "3")
-    }
+    assert {(row[5], row[6]) for row in undone} == {("Chen", "3")}
 
 
 def test_export_csv_is_utf8_with_bom_and_exact(played: Evening) -> None:
@@ -251,6 +250,7 @@ def old_export_csv(engine: Engine, chat_id: int, lang: str) -> bytes:
                 guard(by),
                 "no" if undone_by is None else "yes",
                 tiles if reason in ("win", "sealed") else "",  # written since revision 0018
+                "no",  # corrected by /edit: none here
             )
         )
     return export_csv._header(lang, zone).encode("utf-8-sig") + buf.getvalue().encode()
@@ -440,12 +440,13 @@ def test_csv_amounts_are_exact_and_names_are_not_formulas() -> None:
         0,
         "",
         41,  # the table's id: the file's table 1
+        0,  # not corrected
     )
     data = ExportData(season=2, archived=True, rows=(row,), count=1, hands=1)
     text = export_csv.export_csv(data, "en").decode("utf-8-sig")
     assert (
         text.splitlines()[1]
-        == "2025-01-02 03:04:05,1,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no,"
+        == "2025-01-02 03:04:05,1,7,510k,(table),'=HYPERLINK(1),7.5,score,'@bob,no,,no"
     )
 
 

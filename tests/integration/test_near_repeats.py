@@ -26,7 +26,7 @@ async def standings(bot: Harness) -> str:
     return await bot.text(ANN, "/standings")
 
 
-async def test_a_flag_more_asks_and_replace_undoes_the_first_in_one_go(bot: Harness) -> None:
+async def test_a_flag_more_asks_and_replace_corrects_the_first_in_place(bot: Harness) -> None:
     await bot.seat()
     first = plain(await bot.say(ANN, "/hu Ann pao Bob pph"))
     assert "#1" in first
@@ -39,7 +39,7 @@ async def test_a_flag_more_asks_and_replace_undoes_the_first_in_one_go(bot: Harn
     button(asked, "No")
     assert "1 hand" in await standings(bot) or "#2" not in await bot.text(ANN, "/history")
     done = plain(await bot.press(CAT, entry, replace))
-    assert "replaces #1" in done
+    assert "#1 corrected" in done and "added qys" in done  # issue 38: #1 keeps its number
     history = await bot.text(ANN, "/history")
     assert "qys" in history and "1 hand" not in history
     # Ann won 碰碰胡 清一色 from Bob only once: Bob pays the qys pph hand, and only that.
@@ -50,7 +50,8 @@ async def test_a_flag_more_asks_and_replace_undoes_the_first_in_one_go(bot: Harn
     assert "#3" not in plain(again)
     both = button(asked, "Record both")[1]
     assert "#3" not in plain(await bot.press(ANN, entry, both))
-    assert (await bot.text(ANN, "/history")).count("/hu Ann pao Bob") == 2  # #1 undone, #2
+    history = await bot.text(ANN, "/history")
+    assert history.count("/hu Ann pao Bob") == 1 and "#1 ✎" in history and "#2" not in history
 
 
 async def test_record_both_keeps_the_first_and_adds_the_second(bot: Harness) -> None:
@@ -96,6 +97,6 @@ async def test_a_510k_report_of_the_same_order_with_other_points_asks(bot: Harne
     assert "Ann=50" in text and "Ann=60" in text
     entry, replace = button(asked, "Replace #1")
     done = plain(await bot.press(CAT, entry, replace))
-    assert "replaces #1" in done
+    assert "#1 corrected" in done  # in place (issue 38): #1 keeps its number
     # Another finishing order is another hand: recorded at once.
-    assert "#3" in plain(await bot.say(CAT, "/r Ann=50 Bob=10 Cat=40 Dan=0 out Cat Ann"))
+    assert "#2" in plain(await bot.say(CAT, "/r Ann=50 Bob=10 Cat=40 Dan=0 out Cat Ann"))

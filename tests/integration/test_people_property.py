@@ -1,7 +1,8 @@
 """Random evenings of people coming and going (issue 26): mahjong hands and kongs, a 510K
 marathon of four, substitutions (new guests among them, a free seat filled), claims by members
 who then play as 我, renames, merges (a typo'd guest into the real player), transfers and
-undos, and the table's last result typed again by another member (the two-minute rule: it is
+undos, corrections of the last or an older record (/edit, undone or not: issue 38), and the
+table's last result typed again by another member (the two-minute rule: it is
 asked about; Record again, pressed twice, records it once; no answer (or No, which only takes
 the question away) records nothing).
 Whatever happened, every balance is the sum of the live records' transfers, the pars add up to
@@ -21,8 +22,17 @@ from sqlalchemy.engine import Engine
 
 from scoring.games import EventKind
 from service.errors import ServiceError
-from service.replies import MoneyView, NameAsk, Recorded, RepeatAsk, Reply, SettleView
-from service.requests import Again
+from service.replies import (
+    Edited,
+    HistoryView,
+    MoneyView,
+    NameAsk,
+    Recorded,
+    RepeatAsk,
+    Reply,
+    SettleView,
+)
+from service.requests import Again, Undo
 from tests.integration.helpers import Chat
 from tests.integration.test_settle_squared import nets, reports
 
@@ -49,6 +59,11 @@ STEPS = [
     st.tuples(st.just("undo"), st.none()),
     st.tuples(st.just("new"), st.booleans()),
     st.tuples(st.just("repeat"), st.booleans()),  # answered Record again, or not (No: the same)
+    # issue 38: the last or an older record corrected (/edit), the correction undone or not
+    st.tuples(
+        st.just("edit"),
+        st.tuples(st.integers(0, 3), st.integers(1, 4), st.integers(0, 4), st.booleans()),
+    ),
 ]
 RECORDS = ("hu", "r", "pay")  # steps whose record a repeat may type again (seats by number)
 
@@ -176,11 +191,43 @@ class Evening:
             self.say(HOST, f"/pay {arg[0]} {arg[1]} 3")
         elif kind == "undo":
             self.say(HOST, "/undo")
+        elif kind == "edit" and isinstance(arg, tuple):
+            self.edit(*arg)
         elif kind == "new":
             self.game = "510k" if arg else "mahjong"
             self.say(HOST, "/new 510k marathon confirm" if arg else "/new mahjong confirm")
             if len([s for s in self.seats() if s]) < 4:
                 self.say(HOST, "/seats " + " ".join(SEATED))
+
+    def edit(self, back: int, winner: int, source: int, undo: bool) -> None:
+        """A live record `back` records before the last corrected to another hand or transfer
+        of its kind: every version stays readable (a mahjong one zero-sum); then maybe the
+        correction undone (a bare /undo: the table's last change)."""
+        history = self.chat.say("viewer", "/history 100")
+        assert isinstance(history, HistoryView)
+        hands = [h for h in history.hands if not h.undone and h.hand_no is not None]
+        if not hands:
+            return
+        hand = hands[-1 - back % len(hands)]
+        if hand.kind == EventKind.PAY:
+            command = f"/pay {winner} {winner % 4 + 1} 4"
+        elif hand.game == "mahjong":
+            command = f"/hu {winner} " + ("zimo" if source in (0, winner) else f"pao {source}")
+        elif hand.game == "510k":
+            command = "/r 1=30 2=20 3=40 4=10 out 1 3"
+        else:
+            return
+        reply = self.say(HOST, f"/edit {hand.hand_no} {command}")
+        if not isinstance(reply, Edited):
+            return
+        shown = self.chat.say("viewer", f"/history #{hand.hand_no}")
+        assert isinstance(shown, HistoryView) and len(shown.versions) >= 2
+        for version in shown.versions:
+            if version.view.game == "mahjong":
+                assert sum(amount for _, amount in version.view.net) == 0
+        if undo:  # by the correction's Undo button
+            back_ = self.chat.press(HOST, Undo(event_id=reply.edit_id))
+            assert isinstance(back_, Edited) and back_.undone, back_
 
     def press(self, request: object) -> bool:
         try:

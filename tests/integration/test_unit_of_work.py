@@ -63,6 +63,7 @@ SCRIPT = (
     (ADMIN, "/liuju"),
     (ADMIN, "/pay Li Wang 3"),
     (ADMIN, "/undo"),
+    (LI, "/edit 1 /hu Wang zimo"),  # issue 38: #1 corrected in place
     (ADMIN, "/set stake 0.5"),
     (ADMIN, "/set stake mahjong 1"),
     (ADMIN, "/new 510k confirm"),

@@ -242,3 +242,34 @@ def _url_line(stdout: object) -> str:
 def _shot(name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS / name
+
+
+async def test_a_hand_edited_at_phone_size_shows_the_difference_first(
+    kit: AppKit, browser: object
+) -> None:
+    """Issue 38: ✎ Edit opens the Record form filled with the hand; its preview is the
+    correction's (each player's change) before it is saved; saving corrects #1 in place, posts
+    it in the group, and History marks it ✎. A double tap on Save corrects it once."""
+    await kit.say(ANN, "/hu Ann pao Bob")
+    await kit.say(ANN, "/hu Cat zimo")
+    page = await open_page(browser, kit.url(BOB))
+    await page.wait_for_selector("#tabs button")
+    await tab(page, "history")
+    await page.click("button.chip.edit[data-edit='1']")
+    await page.locator("p.editing", has_text="#1").wait_for()
+    assert await page.locator("button.chip[aria-pressed=true]", has_text="Ann").count() >= 1
+    await idle(page)
+    await tap(page, "清一色 one suit")
+    await idle(page)
+    preview = await page.inner_text("div.preview")
+    assert "#1 corrected" in preview and "Bob -2 → -" in preview, preview
+    seq = kit.api.last_seq
+    await page.dblclick("button.primary")
+    await page.locator("#toast:not(.bad)", has_text="Corrected").wait_for()
+    posted = [e for e in kit.api.outbox_since(seq, chat_id=GROUP.id) if e.action == "sent"]
+    assert len(posted) == 1 and "#1 corrected" in posted[0].plain_text
+    history = "\n".join(e.plain_text for e in await kit.say(BOB, "/history"))
+    assert "#1 ✎" in history and "qys" in history and "#3" not in history
+    await tab(page, "history")
+    assert "✎" in await page.inner_text("main")
+    assert page.errors == []

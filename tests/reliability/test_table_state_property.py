@@ -42,6 +42,9 @@ command = st.one_of(
     st.just("/undo"),
     st.just("/undo confirm"),
     st.integers(1, 8).map(lambda n: f"/undo {n}"),
+    st.tuples(st.integers(1, 8), seat).map(
+        lambda t: f"/edit {t[0]} /hu {t[1]} zimo qys"
+    ),  # issue 38
     st.tuples(
         st.sampled_from(("mahjong", "510k", "510k3", "510k marathon", "510k3 marathon")),
         st.sampled_from(("", " confirm")),

@@ -31,6 +31,7 @@ def ledger(rows: int) -> ExportData:
             int(n % 11 == 0),
             "[777p] 123m 456m 789s 55s" if n % 4 == 0 else "",
             n % 3 + 1,
+            int(n % 13 == 0),
         )
         for n in range(rows)
     )
@@ -102,6 +103,7 @@ def streamed(rows: int) -> ExportData:
             n % 2,
             f"{n % 9 + 1}11m 222m 333m 444m 55m",
             n % 2 + 1,
+            0,
         )
         for n in range(rows)
     )

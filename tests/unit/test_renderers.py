@@ -115,6 +115,8 @@ SAMPLES: list[r.Reply] = [
     r.Recorded(ROUND, totals=(("老王", 30), ("小李", -30))),
     r.Recorded(KONG),
     r.Undone(HAND, dealer="小李"),
+    r.Edited(HAND, KONG, "小李", 9, older=True, added=("qys",), dropped=("pph",)),
+    r.Edited(HAND, HAND, "小李", 10, dealer="老王", undone=True),
     TABLE,
     r.NewAsk(NewTable(Game.K510), 1, "mahjong", NAMES, NAMES, 1, False),
     r.NameAsk(
@@ -130,6 +132,9 @@ SAMPLES: list[r.Reply] = [
     r.Merged("小黎", "小李", 3),
     r.StandingsView(2, False, (("mahjong", (("老王", Fraction(36)), ("小李", -12))),)),
     r.HistoryView(2, (HAND, KONG, K510, ROUND), "Asia/Shanghai"),
+    r.HistoryView(
+        2, (HAND,), "UTC", (r.Version(HAND, "老王", HAND.at), r.Version(HAND, "小李", HAND.at))
+    ),
     r.SeasonsView((SEASON,)),
     r.ResetAsk(2, 9),
     r.ResetDone(2, 3, last_hand=40),

@@ -3,7 +3,7 @@
 import { drawChart } from "./chart.js";
 import { el, t, useWords } from "./dom.js";
 import { follow } from "./live.js";
-import { recordPage } from "./record.js";
+import { editHand, recordPage } from "./record.js";
 import { api, chatToken, hash, initData, postEvent } from "./telegram.js";
 import { drawHand } from "./tiles.js";
 
@@ -72,9 +72,19 @@ const pages = {
         onclick: () => { state.player = name; show(); } }, name || t("all_players"))));
     const shown = hands.filter((h) => !state.player || h.names.includes(state.player));
     const when = (h) => new Date(h.at).toLocaleString(state.data.lang === "zh" ? "zh-CN" : "en", { dateStyle: "short", timeStyle: "short" });
-    const list = shown.map((h) => el("div", { class: "card" }, el("div", { class: "hint" }, when(h)),
-      el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") }),
-      ...(h.tiles || []).map((w) => drawHand(w.reading))));
+    const edit = (h) => { editHand(h); state.tab = "record"; show(); };  // ✎ Edit: the form, filled
+    const versions = (h, box) => async () => {  // a corrected hand's versions, as /history N lists them
+      const got = await api(`history?versions=${h.no}${state.season ? `&season=${state.season}` : ""}`);
+      box.innerHTML = got.versions.join("\n");
+    };
+    const list = shown.map((h) => {
+      const trail = el("div", { class: "hand versions" });
+      return el("div", { class: "card" }, el("div", { class: "hint" }, when(h) + (h.edited ? " ✎" : "")),
+        el("div", { class: `hand${h.undone ? " undone" : ""}`, html: h.html.join("\n") }),
+        ...(h.tiles || []).map((w) => drawHand(w.reading)),
+        h.edited ? el("button", { class: "link", "data-versions": h.no, onclick: versions(h, trail) }, t("versions")) : null, trail,
+        h.form && !state.season ? el("button", { class: "chip edit", "data-edit": h.no, onclick: () => edit(h) }, t("edit")) : null);
+    });
     const more = el("button", { class: "link", onclick: loadMore }, t("more"));
     return [el("h1", {}, t("history")), chips, ...(list.length ? list : [el("p", { class: "hint" }, t("nothing"))]),
       hands.length >= state.shown ? more : null];

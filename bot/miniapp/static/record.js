@@ -88,12 +88,16 @@ function linkStyles() {
 }
 
 let kept = null;  // the page of the open table, kept across the app's reloads (result, form, focus)
+let wanted = null;  // a hand of History to correct (✎ Edit): the form opens filled with it
+
+// ✎ Edit in History: the Record page opens with that hand's form; saving corrects it in place.
+export function editHand(hand) { wanted = hand; }
 
 export function recordPage(data, reload) {
   const table = data.table;
   if (!table) { kept = null; return [el("h1", {}, t("record")), el("p", { class: "hint" }, t("no_table"))]; }
   const signature = JSON.stringify([table.game, table.seats, data.lang]);
-  if (kept?.signature === signature) { kept.refresh(); return [kept.box]; }
+  if (kept?.signature === signature) { if (wanted) kept.edit(); kept.refresh(); return [kept.box]; }
   linkStyles();
   const seats = table.seats;
   const names = seats.map((name, i) => name || String(i + 1));
@@ -101,11 +105,13 @@ export function recordPage(data, reload) {
   const modes = MODES[table.game] || ["report", "pay"];
   let form = fresh(modes[0]), key = null, busy = false, asked = 0;
   let answer = null;  // the preview of the current form: {ok, command, html} or {ok: false, error}
+  let editing = null;  // ✎ Edit: {event, seen, no}, the hand the form corrects (its version seen)
   let result = null;  // the last recorded (or undone) reply: {html, event}
   let showing = {};  // the answer and the result the dock shows
   const keyboards = new Map();  // a clause's tile keyboard, kept while the form lives
 
   const box = el("div", { class: "record" });
+  const editNote = el("p", { class: "card hint editing", hidden: true });
   const modeRow = el("div", { class: "chips modes" });
   const body = el("div");
   const shown = el("div", { class: "preview", "aria-live": "polite" });
@@ -114,7 +120,7 @@ export function recordPage(data, reload) {
   const done = el("div", { "aria-live": "polite" });
   const answers = el("div", { class: "answers" }, shown, done);  // scrolls when long
   const dock = el("div", { class: "dock" }, answers, saveButton);
-  box.append(el("h1", {}, t("record")), modeRow, body, clearButton, dock);
+  box.append(el("h1", {}, t("record")), editNote, modeRow, body, clearButton, dock);
   let slots = [], lives = [];  // chips redrawn on a tap; boxes' neighbours updated in place
   let built = 0;  // the clauses the mahjong form was built for
 
@@ -145,7 +151,9 @@ export function recordPage(data, reload) {
       ? [el("h2", {}, t("preview")), el("div", { class: "card hand", html: answer.html.join("\n") }), el("p", { class: "hint" }, el("code", {}, answer.command))]
       : [el("p", { class: answer.limited ? "card hint limited" : "card reason" }, answer.error)]));
     saveButton.disabled = !ready;
-    saveButton.textContent = busy === "saving" ? t("saving") : wired && !answer ? t("checking") : t("save");
+    saveButton.textContent = busy === "saving" ? t("saving") : wired && !answer ? t("checking") : t(editing ? "save_edit" : "save");
+    editNote.hidden = !editing;
+    editNote.textContent = editing ? t("editing", { n: editing.no }) : "";
     done.replaceChildren(...(result?.ask ? [el("div", { class: "card hand result", html: result.html.join("\n") }),
       el("div", { class: "chips" }, el("button", { class: "chip", onclick: again, disabled: !!busy }, t("again")),
         el("button", { class: "chip", onclick: () => { result = null; refresh(); } }, t("not_again")))]
@@ -167,7 +175,7 @@ export function recordPage(data, reload) {
     status();
     if (!body) return null;
     try {
-      const got = await api("preview", { form: body });
+      const got = await api("preview", { form: body, ...corrects() });
       if (mine === asked) {
         answer = got; status();
         if (got.limited) timer = setTimeout(ask, 1000 * (got.retry || 1));  // then it may be
@@ -175,6 +183,9 @@ export function recordPage(data, reload) {
       return got;
     } catch { if (mine === asked) { answer = { ok: false, error: t("offline") }; status(); } return null; }
   }
+
+  // What a preview or a save says of the hand it corrects (✎ Edit), if any.
+  const corrects = () => (editing ? { edit: { event: editing.event, seen: editing.seen } } : {});
 
   // A changed form is another question: the two-minute rule's, about the last one, goes.
   const moved = () => { if (result?.ask) result = null; };
@@ -213,14 +224,14 @@ export function recordPage(data, reload) {
     key = key || uuid();
     busy = "saving"; refresh();
     try {
-      const got = await api("record", { key, form: body });
+      const got = await api("record", { key, form: body, ...corrects() });
       busy = false;
       if (got.limited) { toast(got.error, true); refresh(); return; }  // pressed again later
       if (!got.ok) { answer = { ok: false, error: got.error }; toast(`${t("refused")} ${got.error}`, true); refresh(); return; }
       if (got.ask) { result = { ask: true, html: got.reply, event: got.event, near: got.near }; refresh(); return; }  // the two-minute rule
       postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
-      toast(t("saved"));
-      result = { html: got.reply, event: got.undone ? null : got.event };
+      toast(t(editing ? "edit_saved" : "saved"));
+      result = { html: got.reply, event: got.undone || got.repeated ? null : got.event };
       start(modes[0]);  // after a kong or a drawn hand, the hand; never a form ready to go again
       await reload();
     } catch { busy = false; toast(t("offline"), true); refresh(); }
@@ -328,6 +339,7 @@ export function recordPage(data, reload) {
   function reportForm() {
     const number = (seat, field) => el("input", {
       type: "text", inputmode: "numeric", enterkeyhint: "next", autocomplete: "off", "data-seat": seat, "data-field": field,
+      value: form.entries[seat]?.[field] ?? null,  // ✎ Edit: the hand's
       "aria-label": `${names[seat - 1]} ${t(field === "table" ? "table_points" : "held")}`,
       oninput: typed((value) => {
         const v = value.trim().replace("−", "-");
@@ -354,6 +366,7 @@ export function recordPage(data, reload) {
         onclick: () => { form.signs[seat] = form.signs[seat] === "-" ? "+" : "-"; key = null; later(); } });
       const input = el("input", {
         type: "text", inputmode: "decimal", enterkeyhint: "next", autocomplete: "off", "data-seat": seat, "aria-label": name,
+        value: form.amounts[seat] || null,
         oninput: typed((value) => {
           const v = value.trim().replace("−", "-");
           if (/^[-+]/.test(v)) { form.signs[seat] = v[0]; input.value = v.slice(1); }  // a keyboard that has the sign
@@ -391,7 +404,7 @@ export function recordPage(data, reload) {
       slot(() => [el("h2", {}, t("payer")), seatChips("payer", form.payer, (v) => tap((f) => { f.payer = v; if (f.payee === v) f.payee = null; })),
         el("h2", {}, t("payee")), seatChips("payee", form.payee, (v) => tap((f) => { f.payee = v; }), form.payer)]),
       el("h2", {}, t("amount")),
-      el("input", { type: "text", inputmode: "decimal", autocomplete: "off", class: "amount", "aria-label": t("amount"),
+      el("input", { type: "text", inputmode: "decimal", autocomplete: "off", class: "amount", "aria-label": t("amount"), value: form.amount || null,
         oninput: typed((value) => { form.amount = value; }) }),
     ];
   }
@@ -404,7 +417,20 @@ export function recordPage(data, reload) {
   }
 
   function start(kind) {
-    form = fresh(kind); key = null; answer = null; asked++; moved();
+    form = fresh(kind); key = null; answer = null; asked++; moved(); editing = null;
+    keyboards.clear();
+    build();
+    refresh();
+    if (wire(form, seats)) ask();
+  }
+
+  // ✎ Edit: the form of the hand History asked for, its preview the correction's.
+  function edit() {
+    const hand = wanted;
+    wanted = null;
+    if (!hand?.form) return;
+    form = structuredClone(hand.form); key = null; answer = null; result = null; asked++;
+    editing = { event: hand.id, seen: hand.version, no: hand.no };
     keyboards.clear();
     build();
     refresh();
@@ -412,6 +438,7 @@ export function recordPage(data, reload) {
   }
 
   start(form.kind);
-  kept = { signature, box, refresh };
+  if (wanted) edit();
+  kept = { signature, box, refresh, edit };
   return [box];
 }
