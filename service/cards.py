@@ -3,8 +3,8 @@ per game and in money, the biggest hand, the most wins, who pays whom; a season'
 longest run of hands won.
 
 The night is the chat's hands and transfers since play last paused for six hours (the same
-pause that ends a sitting for /rating), all tables together, at most `NIGHT_PAGES[-1]` records:
-it is read from the newest record back, so it costs what the night holds, not the history.
+pause that ends a sitting for /rating), all tables together (`sittings.night_events`): read
+from the newest record back, so it costs what the night holds, not the history.
 Money is /settle money's (`service.squaring.in_money`): each game's points, squared as the
 ledger's pars square them (a 510K hand's score minus its average; a finished marathon's as its
 score is shared), times the game's stake, added up per player in whole cents. Wins and the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from fractions import Fraction
 
 from sqlalchemy.engine import Connection
@@ -24,9 +24,9 @@ from scoring.hand_stats import Payment, hand_stats
 from service.errors import N_
 from service.ledger import player_names
 from service.names import clean_title
-from service.rating import SITTING_GAP, hand_nets, unit_of
+from service.rating import hand_nets, unit_of
 from service.replies import Card, CardHand, CardLine, Info
-from service.sittings import gap_of
+from service.sittings import gap_of, night_events
 from service.squaring import Money, fee_par, in_money, par_of, par_weights, plan
 from service.views import season_for
 from storage.gateway import chats, records
@@ -34,7 +34,6 @@ from storage.gateway import ledger as book
 from storage.gateway.records import Record
 from storage.models import ChatRow, EventRow, SeasonRow, TransferRow
 
-NIGHT_PAGES = (60, 600, 6000)  # records read back from the newest until the night's start
 MONEY = "money"  # the plan's section in money (a stake is set)
 
 
@@ -211,28 +210,6 @@ def _record(e: EventRow, transfers: Sequence[TransferRow]) -> Record:
         unit,
         payments,
     )
-
-
-def night_events(
-    db: Connection,
-    season_id: int,
-    *,
-    before: int | None = None,
-    since: int = 0,
-    gap: timedelta = SITTING_GAP,
-) -> Sequence[EventRow]:
-    """The season's records newest first (numbered from `since`, the sitting's first, and
-    below `before`), back to the last pause of play longer than `gap` (undone ones count as
-    play): read in growing pages, so a night costs what it holds."""
-    rows: list[EventRow] = []
-    for page in NIGHT_PAGES:
-        rows = book.hands(db, season_id, limit=page, before=before, since=since)
-        for i in range(1, len(rows)):
-            if rows[i - 1].created_at - rows[i].created_at > gap:
-                return rows[:i]
-        if len(rows) < page:
-            break
-    return rows
 
 
 # --- the season: after /reset ------------------------------------------------------------------

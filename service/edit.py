@@ -170,8 +170,26 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info | Edited:
             latest = book.last_live_event(tx.db, table.id, tx.season.id, kinds)
             mark = latest if latest is not None and latest.kind == EventKind.EDIT else None
     if mark is None:
+        if req.from_message and req.event_id is not None:
+            _not_corrected_since(tx, req.event_id)
         return ledger.undo(tx, req)
     return undo_edit(tx, mark)
+
+
+#: The refusal of a record's Undo (its message's) once the record was corrected: its button
+#: then says so, disabled.
+CORRECTED_SINCE = N_(
+    "#{n} was corrected since: its correction's message has the Undo now (or /undo {n} undoes"
+    " the whole record)."
+)
+
+
+def _not_corrected_since(tx: Tx, event_id: int) -> None:
+    found = book.event_by_id(tx.db, event_id)
+    if found is None or found.chat_id != tx.chat.id or found.undone_by is not None:
+        return  # not ours, or undone: `ledger.undo` says so
+    if found.data.get("edits"):
+        raise ServiceError(CORRECTED_SINCE, n=found.hand_no or "")
 
 
 def undo_edit(tx: Tx, mark: EventRow) -> Edited:

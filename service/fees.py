@@ -16,12 +16,11 @@ from typing import Any
 from scoring.fees import house_par, owed, split
 from scoring.games import EventKind, fee_unit
 from service import players as who
-from service.cards import night_events
 from service.errors import N_, ServiceError
 from service.ledger import fresh_view, record
 from service.replies import Recorded
 from service.requests import Fee, PlayerRef
-from service.sittings import gap_of
+from service.sittings import gap_of, night_events
 from service.tables import require_table
 from service.unit import Tx
 from storage.gateway import ledger as book

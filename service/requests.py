@@ -261,6 +261,9 @@ class Undo:
     event_id: int | None = None  # a button or a reply names the event
     hand_no: int | None = None  # `/undo 7`: the open table's hand #7 of the season
     confirm: bool = False  # a second bare /undo right after another member's
+    # Its message's Undo (the button, or /undo replying to it): refused once the record was
+    # corrected since (`edit.CORRECTED_SINCE`), so the button never undoes what it did not show.
+    from_message: bool = False
 
 
 @dataclass(frozen=True)

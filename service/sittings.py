@@ -9,14 +9,20 @@ with the clock it is given: the ledger's (`storage.gateway.ledger.now`), or a te
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from sqlalchemy.engine import Connection
+
+from service.rating import SITTING_GAP
 from service.replies import SittingClosed
 from service.unit import Tx
 from storage.gateway import chats, tables
 from storage.gateway import ledger as book
 from storage.gateway.chats import Tail
-from storage.models import ChatRow
+from storage.models import ChatRow, EventRow
+
+NIGHT_PAGES = (60, 600, 6000)  # records read back from the newest until the night's start
 
 DEFAULT_IDLE = 360  # minutes: six hours
 
@@ -76,3 +82,25 @@ def close_idle(tx: Tx, now: datetime) -> SittingClosed | None:
         game=table.game,
         tz=tx.chat.tz,
     )
+
+
+def night_events(
+    db: Connection,
+    season_id: int,
+    *,
+    before: int | None = None,
+    since: int = 0,
+    gap: timedelta = SITTING_GAP,
+) -> Sequence[EventRow]:
+    """The season's records newest first (numbered from `since`, the sitting's first, and
+    below `before`), back to the last pause of play longer than `gap` (undone ones count as
+    play): read in growing pages, so a night costs what it holds."""
+    rows: list[EventRow] = []
+    for page in NIGHT_PAGES:
+        rows = book.hands(db, season_id, limit=page, before=before, since=since)
+        for i in range(1, len(rows)):
+            if rows[i - 1].created_at - rows[i].created_at > gap:
+                return rows[:i]
+        if len(rows) < page:
+            break
+    return rows

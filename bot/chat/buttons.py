@@ -15,7 +15,7 @@ from bot.chat import score_buttons, wizard
 from bot.chat.replying import answer, drop_buttons
 from bot.chat.sending import MINE_LINK, send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run
-from bot.chat.undo_reply import UNDONE, spend
+from bot.chat.undo_reply import CORRECTED, UNDONE, spend
 from bot.commands.callback_data import (
     name_request,
     near_answer,
@@ -28,6 +28,7 @@ from bot.delivery.messages import send
 from bot.i18n import N_
 from bot.presentation.markup import markup, split_text
 from bot.presentation.render import Renderer
+from service.edit import CORRECTED_SINCE
 from service.errors import ServiceError
 from service.ledger import ALREADY_UNDONE
 from service.replies import Info, MineView, Recorded
@@ -103,10 +104,12 @@ async def undo(
     async def spent(query: CallbackQuery) -> None:
         await disable_pressed(query, renderer.alert(UNDONE))
 
-    request = Undo(event_id=int(arg))
-    await confirmed(
-        update, context, renderer, request, "undo", once=True, spent=spent, stale=(ALREADY_UNDONE,)
-    )
+    async def corrected(query: CallbackQuery) -> None:
+        await disable_pressed(query, renderer.alert(CORRECTED))
+
+    request = Undo(event_id=int(arg), from_message=True)
+    stale = {ALREADY_UNDONE: spent, CORRECTED_SINCE: corrected}
+    await confirmed(update, context, renderer, request, "undo", once=True, spent=spent, stale=stale)
 
 
 async def disable_pressed(query: CallbackQuery, label: str) -> None:
@@ -160,11 +163,11 @@ async def confirmed(
     *,
     once: bool = False,
     spent: Spent = drop_buttons,
-    stale: tuple[str, ...] = (),
+    stale: Mapping[str, Spent] | None = None,
 ) -> None:
     """Run what the button confirms (checked again by the service) and answer in the chat; a
     write pressed `once` (a double tap) records once. Done, the buttons are `spent` (they go);
-    a refusal among `stale` (done another way) spends them too."""
+    a refusal among `stale` (done another way) spends them as it says."""
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
     message = query.message
@@ -173,8 +176,8 @@ async def confirmed(
         reply = (await run(update, context, request, f"[{action}]", once_key=key)).reply
     except ServiceError as err:
         await answer(query, renderer.alert(err.msgid, err.params))
-        if err.msgid in stale:
-            await spent(query)
+        if stale and err.msgid in stale:
+            await stale[err.msgid](query)
         return
     if isinstance(reply, Recorded) and reply.repeated:  # pressed again: recorded already
         reply = Info(N_("Already recorded."))

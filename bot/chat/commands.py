@@ -16,12 +16,13 @@ from bot.chat import score_buttons, wizard
 from bot.chat.origin import typed_here
 from bot.chat.sending import send_reply
 from bot.chat.service_call import renderer_for, renderer_of, run, thread_of
-from bot.chat.undo_reply import UNDONE, edit_of_reply, spend, undo_of_reply
+from bot.chat.undo_reply import CORRECTED, UNDONE, edit_of_reply, spend, undo_of_reply
 from bot.commands.parsing import NotForThisBot, ParseError, Typed, parse_typed, read
 from bot.delivery.messages import send
 from bot.miniapp.link import open_app
+from service.edit import CORRECTED_SINCE
 from service.errors import ServiceError
-from service.replies import Undone
+from service.replies import Edited, Undone
 from service.requests import Edit, Hu, OpenApp, Request, Score, Undo
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -78,15 +79,19 @@ async def answer(update: Update, context: Context, message: Message, typed: Type
     if isinstance(request, OpenApp):  # the app's link: answered by the bot, not the service
         await send_app_link(update, context, message)
         return
+    replied = message.reply_to_message if request is not parsed else None
     try:
         answered = await run(update, context, request, typed.text)
     except ServiceError as err:
         await refuse(update, context, message, err)
+        if replied is not None and err.msgid == CORRECTED_SINCE:  # its Undo: stale
+            renderer = await renderer_for(context, update)
+            await spend(context.bot, replied, renderer.alert(CORRECTED))
         return
     await send_reply(update, context, message, renderer_of(answered), answered.reply)
-    replied = message.reply_to_message
-    if request is not parsed and isinstance(answered.reply, Undone) and replied is not None:
-        await spend(context.bot, replied, renderer_of(answered).alert(UNDONE))  # its Undo: used
+    if replied is not None and isinstance(answered.reply, Undone | Edited):
+        label = UNDONE if isinstance(answered.reply, Undone) else CORRECTED
+        await spend(context.bot, replied, renderer_of(answered).alert(label))  # its Undo: spent
     if answered.notice is not None:  # a table nobody closed closed: the night's card offered
         await send_reply(update, context, message, renderer_of(answered), answered.notice)
 

@@ -16,6 +16,8 @@ from service.requests import Edit, Undo
 
 #: The label of an Undo that did its job, or whose record was undone another way.
 UNDONE = N_("↩️ Undone")
+#: The label of a record's Undo once the record was corrected (its correction has its own).
+CORRECTED = N_("✎ Corrected")
 
 NO_BUTTON = N_(
     "That message has no Undo button (it was undone already, or it is not a hand). Reply to a"
@@ -39,7 +41,7 @@ def undo_of_reply(request: Undo, message: Message, bot_id: int) -> Undo:
                 button.callback_data if isinstance(button.callback_data, str) else None
             )
             if press is not None and press.action == "undo":
-                return Undo(event_id=int(press.arg))
+                return Undo(event_id=int(press.arg), from_message=True)
     raise ParseError(NO_BUTTON, "/undo 7")
 
 

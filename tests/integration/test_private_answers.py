@@ -8,6 +8,7 @@ disabled and saying so, a copy button per payment of /settle and /settle money."
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -310,3 +311,39 @@ async def test_each_payment_has_a_copy_button(night: Night) -> None:
         for b in row
         if "copy_text" in b
     ), [e.buttons for e in money]
+
+
+async def test_an_undo_whose_record_was_corrected_since_says_so(night: Night) -> None:
+    await night.evening()
+    [recorded] = await night.say(BOB, "/hu Cat zimo")
+    entry, undo = button([recorded], "Undo")
+    standings = (await night.say(ANN, "/standings"))[0].plain_text
+    await night.say(DAN, "/hu Dan zimo")
+    fixed = await night.say(BOB, f"/edit {hand_no(recorded)} /hu Cat pao Dan")  # by its number
+    assert any("corrected" in e.plain_text for e in fixed)
+    seq = night.api.last_seq
+    await night.press(DAN, entry, undo["callback_data"])  # the first version's Undo: stale
+    [alert] = night.api.answers_since(seq)
+    assert alert.show_alert and "corrected since" in (alert.text or "")
+    keyboard = night.api.message(GROUP.id, entry.message_id)["reply_markup"]
+    assert keyboard == {"inline_keyboard": [[{"text": "✎ Corrected", "disabled": {}}]]}
+    [correction] = [e for e in fixed if e.buttons]
+    entry, undo = button([correction], "Undo")
+    await night.press(DAN, entry, undo["callback_data"])  # the correction undone
+    await night.say(DAN, "/undo")  # and Dan's hand
+    assert (await night.say(ANN, "/standings"))[0].plain_text == standings
+
+
+async def test_a_correction_in_reply_to_a_record_spends_its_undo(night: Night) -> None:
+    await night.evening()
+    [recorded] = await night.say(BOB, "/hu Cat zimo")
+    fixed = await night.say(BOB, "/edit /hu Cat pao Dan", reply_to=recorded.message_id)
+    assert any("corrected" in e.plain_text for e in fixed)
+    keyboard = night.api.message(GROUP.id, recorded.message_id)["reply_markup"]
+    assert keyboard == {"inline_keyboard": [[{"text": "✎ Corrected", "disabled": {}}]]}
+
+
+def hand_no(entry: OutboxEntry) -> int:
+    found = re.search(r"#(\d+)", entry.plain_text)
+    assert found is not None, entry.plain_text
+    return int(found.group(1))
