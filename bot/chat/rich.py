@@ -50,7 +50,7 @@ async def send_table(
         )
     except (EndPointNotFound, BadRequest) as err:
         context.bot_data[REFUSED] = True
-        log.warning("rich messages refused (%s): text from now on", err)
+        log.info("rich messages refused (%s): text from now on", err)
         return False
     return True
 

@@ -37,7 +37,7 @@ def edited(_: Gettext, reply: r.Edited) -> Out:
         words.append(_("added {words}", words=escape(" ".join(reply.added))))
     if reply.dropped:
         words.append(_("dropped {words}", words=escape(" ".join(reply.dropped))))
-    said = _(" ({words})", words="; ".join(words)) if words else ""
+    said = _(" ({words})", words=_("; ").join(words)) if words else ""
     params = {"record": record, "changes": moved, "words": said, "name": escape(reply.by)}
     if reply.undone:
         lines = [_("↩️ {record} back as before: {changes}{words} — by {name}", **params)]
