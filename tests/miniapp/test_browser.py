@@ -263,6 +263,7 @@ async def test_a_hand_edited_at_phone_size_shows_the_difference_first(
     await idle(page)
     preview = await page.inner_text("div.preview")
     assert "#1 corrected" in preview and "Bob -2 → -" in preview, preview
+    await page.screenshot(path=str(_shot("en-edit-preview.png")))
     seq = kit.api.last_seq
     await page.dblclick("button.primary")
     await page.locator("#toast:not(.bad)", has_text="Corrected").wait_for()
