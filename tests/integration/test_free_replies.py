@@ -59,11 +59,14 @@ def test_a_round_in_chinese(zh: str) -> None:
         "1. 老王 +27.5",
         "2. 小李 -5",
         "3. 阿张 -22.5",
+        "[👤 我的账]",  # answered to whoever presses it alone
     ]
     assert reply(zh, "第 1 赛季结账")[1:] == [
         "自由记分 · 斗地主：",
         "小李 → 老王 5",
         "阿张 → 老王 22.5",
+        "[📋 小李 → 老王 5 (copies)]",  # a payment one tap from a banking app
+        "[📋 阿张 → 老王 22.5 (copies)]",
         "[✅ 已结清，归档第 1 赛季]",  # 老王 is the console's admin
         "[🖼 本场战报图]",
     ]
@@ -82,4 +85,5 @@ def test_a_transfer_undone_in_english(en: str) -> None:
         "Free points · poker:",
         "1. Wang +1.25",
         "2. Li -1.25",
+        "[👤 My account]",
     ]

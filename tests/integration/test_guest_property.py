@@ -22,7 +22,7 @@ from service.replies import Recorded, RepeatAsk, StandingsView
 from service.requests import Standings
 
 NAMES = ("老王", "小李", "阿张", "老陈", "小周")
-_chats = itertools.count(-9_400_000_000_000, -1)
+_chats = itertools.count(-9_450_000_000_000, -1)
 _updates = itertools.count(940_000_000)
 
 ROUND = st.tuples(

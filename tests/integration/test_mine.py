@@ -19,7 +19,7 @@ from service.requests import Mine
 from tests.integration.helpers import Chat
 
 NAMES = ("Ann", "Bob", "Cat", "Dan")
-_chats = itertools.count(-9_400_000_000_000)
+_chats = itertools.count(-9_440_000_000_000)
 
 a_round = st.lists(
     st.tuples(st.sampled_from(NAMES), st.integers(1, 500), st.booleans()),

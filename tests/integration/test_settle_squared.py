@@ -25,7 +25,7 @@ from tests.integration.helpers import Chat
 POOL = ("Alice", "Bruno", "Chen", "Dmitri", "Emma", "Farid")
 HOST = "Alice"
 GUEST = "Bruno"  # who types the result again
-_chats = itertools.count(-9_300_000_000_000)
+_chats = itertools.count(-9_310_000_000_000)
 
 
 @st.composite
