@@ -108,18 +108,7 @@ def correct(
     if _same_content(tx, table, target, request):
         return Info(N_("#{n} already says that: nothing changed."), {"n": target.hand_no or ""})
     before = ledger.hand_views(tx.db, [target])[0]
-    mark = book.add_event(
-        tx.db,
-        tx.chat,
-        season_id=target.season_id,
-        table_id=target.table_id,
-        kind=EventKind.EDIT,
-        game=target.game,
-        text=tx.ctx.text,
-        data={"target": target.id, "hand_no": target.hand_no},
-        recorded_by=tx.ctx.actor.recorder_id,
-        recorded_by_name=tx.ctx.actor.name,
-    )
+    mark = ledger.mark(tx, target, EventKind.EDIT)
     tx.event_id = mark.id  # what the update recorded (a redelivery: "already done")
     kept = _keep_version(tx, target, table, mark.id)
     book.rewrite_data(tx.db, mark.id, {**mark.data, "before": kept.id})
@@ -205,18 +194,7 @@ def undo_edit(tx: Tx, mark: EventRow) -> Edited:
         )
     table = tables.table_by_id(tx.db, target.table_id or 0)
     assert table is not None
-    record = book.add_event(
-        tx.db,
-        tx.chat,
-        season_id=target.season_id,
-        table_id=target.table_id,
-        kind=EventKind.UNDO,
-        game=target.game,
-        text=tx.ctx.text,
-        data={"target": mark.id, "hand_no": target.hand_no},
-        recorded_by=tx.ctx.actor.recorder_id,
-        recorded_by_name=tx.ctx.actor.name,
-    )
+    record = ledger.mark(tx, target, EventKind.UNDO, names=mark.id)
     tx.event_id, tx.tail = record.id, None
     book.mark_undone(tx.db, mark.id, record.id)
     now = ledger.hand_views(tx.db, [target])[0]
@@ -414,6 +392,7 @@ def _keep_version(tx: Tx, target: EventRow, table: TableRow, replaced_by: int) -
         recorded_by=target.recorded_by,
         recorded_by_name=target.recorded_by_name,
         tiles=target.tiles,
+        at=tx.now,
     )
     book.mark_undone(tx.db, version.id, replaced_by)
     payments = book.transfers_of(tx.db, [target.id]).get(target.id, [])

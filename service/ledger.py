@@ -89,19 +89,7 @@ def undo(tx: Tx, req: Undo) -> Undone | UndoAsk | UndoPick | Info:
             )
     elif target.kind == EventKind.KONG and not pending_kong(tx, target):
         raise ServiceError(N_("That kong was paid with its hand: undo the hand instead."))
-    record = book.add_event(
-        tx.db,
-        tx.chat,
-        season_id=tx.season.id,
-        table_id=target.table_id,
-        kind=EventKind.UNDO,
-        game=target.game,
-        text=tx.ctx.text,
-        data={"target": target.id, "hand_no": target.hand_no},
-        recorded_by=tx.ctx.actor.recorder_id,
-        recorded_by_name=tx.ctx.actor.name,
-        at=tx.now,
-    )
+    record = mark(tx, target, EventKind.UNDO)
     tx.event_id, tx.tail = record.id, None  # the table's records changed
     book.mark_undone(tx.db, target.id, record.id)
     target.undone_by = record.id
@@ -236,6 +224,24 @@ def pay_out(
         seated=table.seats,
         balances=balances,
         par=hand_par(transfers, table.seats, par_weights(event.data)),
+    )
+
+
+def mark(tx: Tx, target: EventRow, kind: EventKind, names: int | None = None) -> EventRow:
+    """An undo or a correction of record `target` (`names`: the event it undoes, when that is
+    not the record itself but its correction), by whoever asks, at the service's clock."""
+    return book.add_event(
+        tx.db,
+        tx.chat,
+        season_id=target.season_id,
+        table_id=target.table_id,
+        kind=kind,
+        game=target.game,
+        text=tx.ctx.text,
+        data={"target": target.id if names is None else names, "hand_no": target.hand_no},
+        recorded_by=tx.ctx.actor.recorder_id,
+        recorded_by_name=tx.ctx.actor.name,
+        at=tx.now,
     )
 
 
