@@ -4,6 +4,7 @@ languages, forum topics, migration — updates built as Telegram sends them."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,7 @@ from sqlalchemy.engine import Engine
 from telegram import Update
 
 from bot.app import build_application
+from bot.ptb_types import AnyApplication
 from bot.settings import Settings
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
 from tests.emulator.request import EmulatorRequest
@@ -75,6 +77,27 @@ class Harness:
             await self.say(user, "/join", chat, thread)
 
 
+@asynccontextmanager
+async def running(api: FakeBotApi, engine: Engine) -> AsyncIterator[AnyApplication]:
+    """The bot on `engine` talking to the emulator `api`, started and stopped as `jifen run`
+    starts and stops it (its `post_init` and `post_shutdown` included)."""
+    app = build_application(
+        Settings.given(
+            token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
+        ),
+        engine=engine,
+        request=EmulatorRequest(api),
+        updates_request=EmulatorRequest(api),
+    )
+    await app.initialize()
+    await app.post_init(app)
+    try:
+        yield app
+    finally:
+        await app.shutdown()
+        await app.post_shutdown(app)
+
+
 @pytest.fixture
 async def bot(sqlite_engine: Engine) -> AsyncIterator[Harness]:
     api = FakeBotApi()
@@ -84,19 +107,8 @@ async def bot(sqlite_engine: Engine) -> AsyncIterator[Harness]:
             api.set_member(chat.id, user, "member")
     api.set_member(GROUP.id, ANN, "creator")
     api.set_member(GROUP.id, BOB, "administrator")
-    app = build_application(
-        Settings.given(
-            token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=None
-        ),
-        engine=sqlite_engine,
-        request=EmulatorRequest(api),
-        updates_request=EmulatorRequest(api),
-    )
-    await app.initialize()
-    await app.post_init(app)
-    yield Harness(api, app)
-    await app.shutdown()
-    await app.post_shutdown(app)
+    async with running(api, sqlite_engine) as app:
+        yield Harness(api, app)
 
 
 def undo_button(entries: list[OutboxEntry]) -> tuple[OutboxEntry, str]:

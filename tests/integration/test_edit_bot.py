@@ -11,11 +11,18 @@ import pytest
 from sqlalchemy.engine import Engine
 from telegram import Update
 
-from bot.app import build_application
-from bot.settings import Settings
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry
-from tests.emulator.request import EmulatorRequest
-from tests.integration.test_bot import ANN, BOB, CAT, DAN, PLAYERS, Harness, plain, undo_button
+from tests.integration.test_bot import (
+    ANN,
+    BOB,
+    CAT,
+    DAN,
+    PLAYERS,
+    Harness,
+    plain,
+    running,
+    undo_button,
+)
 
 _ids = itertools.count(-1_003_800_000_000, -1)
 
@@ -30,19 +37,8 @@ async def bot(engine: Engine) -> AsyncIterator[tuple[Harness, Chat]]:
     for user in PLAYERS:
         api.set_member(group.id, user, "member")
     api.set_member(group.id, ANN, "creator")
-    app = build_application(
-        Settings.given(
-            token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
-        ),
-        engine=engine,
-        request=EmulatorRequest(api),
-        updates_request=EmulatorRequest(api),
-    )
-    await app.initialize()
-    await app.post_init(app)
-    yield Harness(api, app), group
-    await app.shutdown()
-    await app.post_shutdown(app)
+    async with running(api, engine) as app:
+        yield Harness(api, app), group
 
 
 async def seat(bot: Harness, group: Chat, game: str = "mahjong") -> None:

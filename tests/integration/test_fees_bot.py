@@ -10,11 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.app import build_application
-from bot.settings import Settings
 from tests.conftest import fresh_pg_database, migrated
 from tests.emulator.api import FakeBotApi
-from tests.emulator.request import EmulatorRequest
 from tests.integration.test_bot import (
     ANN,
     BOB,
@@ -24,6 +21,7 @@ from tests.integration.test_bot import (
     PLAYERS,
     ZHANG,
     Harness,
+    running,
     undo_button,
 )
 
@@ -49,19 +47,8 @@ async def both(own_engine: Engine) -> AsyncIterator[Harness]:
         for user in (*PLAYERS, ZHANG):
             api.set_member(chat.id, user, "member")
     api.set_member(GROUP.id, ANN, "creator")
-    app = build_application(
-        Settings.given(
-            token="123:TEST", database_url=str(engine.url), rate_limit=False, flood=None
-        ),
-        engine=engine,
-        request=EmulatorRequest(api),
-        updates_request=EmulatorRequest(api),
-    )
-    await app.initialize()
-    await app.post_init(app)
-    yield Harness(api, app)
-    await app.shutdown()
-    await app.post_shutdown(app)
+    async with running(api, engine) as app:
+        yield Harness(api, app)
 
 
 async def test_a_fee_through_the_bot(both: Harness) -> None:

@@ -16,10 +16,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from telegram import Update
 
-from bot.app import build_application
-from bot.settings import Settings
 from tests.emulator.api import Chat, FakeBotApi, OutboxEntry, User
-from tests.emulator.request import EmulatorRequest
+from tests.integration.test_bot import running
 
 GROUP = Chat(-100700, "supergroup", title="Friday")
 ANN, BOB, CAT, DAN = (
@@ -84,19 +82,8 @@ async def night(sqlite_engine: Engine) -> AsyncIterator[Night]:
     for user in PLAYERS:
         api.set_member(GROUP.id, user, "member")
     api.set_member(GROUP.id, ANN, "creator")
-    app = build_application(
-        Settings.given(
-            token="123:TEST", database_url=str(sqlite_engine.url), rate_limit=False, flood=None
-        ),
-        engine=sqlite_engine,
-        request=EmulatorRequest(api),
-        updates_request=EmulatorRequest(api),
-    )
-    await app.initialize()
-    await app.post_init(app)
-    yield Night(api, app)
-    await app.shutdown()
-    await app.post_shutdown(app)
+    async with running(api, sqlite_engine) as app:
+        yield Night(api, app)
 
 
 def public(entries: list[OutboxEntry]) -> list[OutboxEntry]:
